@@ -1,0 +1,175 @@
+/*
+ * driver.h: the plugin ABI between libtrident and its driver modules.
+ *
+ * A driver module is a shared object that exports one function,
+ *
+ *     const trd_driver_ops_t *trd_driver_entry(void);
+ *
+ * returning a table that lives as long as the module is loaded. The table
+ * begins with the driver ABI version and its own size; the core refuses a
+ * module whose version it does not support, whose table is smaller than the
+ * version requires, or whose required functions are NULL, and records why.
+ *
+ * Threading: the core calls init/fini/device_count/device_props from one
+ * thread; every other function may be called from several threads at once
+ * and must be safe so. launch() is the hot path: it must not take a lock
+ * shared by all streams and should not allocate in steady state.
+ *
+ * Errors: a function that fails returns a trd_status_t and describes the
+ * failure with trd_driver_error() (value, what was expected, the vendor's
+ * error name), which fills the caller's thread-local message.
+ */
+#ifndef TRIDENT_DRIVER_H
+#define TRIDENT_DRIVER_H
+
+#include <stdarg.h>
+#include <trident/trident.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TRD_DRIVER_ABI_VERSION 1
+#define TRD_DRIVER_ENTRY_SYMBOL "trd_driver_entry"
+
+/* Launch parameter arrays have room for this many entries after the
+ * kernel's own parameters: the driver appends Triton's scratch pointers. */
+#define TRD_DRIVER_EXTRA_PARAMS 4
+
+typedef struct trd_driver_init_args {
+    uint32_t struct_size;
+    uint32_t abi_version;   /* the core's TRD_DRIVER_ABI_VERSION */
+    /* This driver's [driver.<name>] configuration ("library", "devices",
+     * ...): the value's text, or NULL when unset. */
+    const char *(*config_get)(void *ctx, const char *key);
+    void *config_ctx;
+    /* The driver may write a short note here, shown by `trident drivers`
+     * ("0 devices: hipErrorNoDevice"). NUL-terminated, note_cap bytes. */
+    char *note;
+    uint32_t note_cap;
+    uint32_t reserved;
+} trd_driver_init_args_t;
+
+enum trd_module_flags {
+    TRD_MODULE_COOPERATIVE = 1u << 0, /* launch_cooperative_grid */
+    TRD_MODULE_PDL = 1u << 1          /* launch_pdl */
+};
+
+typedef struct trd_driver_module_desc {
+    uint32_t struct_size;
+    int32_t format;          /* enum trd_image_format */
+    const void *image;       /* valid during module_load only: copy what you keep */
+    uint64_t image_size;
+    const char *entry;       /* the kernel's symbol */
+    const char *arch;        /* the image's target arch ("sm90"); "" for generic */
+    const char *label;       /* for messages: "kernel 'add_kernel'" */
+    uint32_t num_warps;
+    uint32_t warp_size;
+    uint32_t num_ctas;
+    uint32_t shared;         /* dynamic shared memory per block, bytes */
+    uint32_t flags;          /* enum trd_module_flags */
+    uint32_t num_params;     /* the kernel's own parameters (scratch excluded) */
+    uint64_t global_scratch_size;   /* per program (per CTA), bytes */
+    uint64_t global_scratch_align;
+    uint64_t profile_scratch_size;
+    uint64_t profile_scratch_align;
+    const trd_options_t *options;   /* load-stage options; never NULL */
+    const char *cache_dir;   /* private directory for JIT results, or NULL (disabled) */
+    const uint8_t *image_hash;      /* SHA-256 of the image (32 bytes) */
+} trd_driver_module_desc_t;
+
+typedef struct trd_driver_launch {
+    uint32_t struct_size;
+    uint32_t num_params;
+    uint32_t grid[3];        /* programs; never all zero here (the core skips empty grids) */
+    uint32_t reserved;
+    /* params[i] points at parameter i's value, param_sizes[i] its size in
+     * bytes. Both arrays have num_params + TRD_DRIVER_EXTRA_PARAMS entries. */
+    void **params;
+    uint32_t *param_sizes;
+    void *global_scratch;    /* caller-provided scratch, or NULL */
+    void *profile_scratch;
+} trd_driver_launch_t;
+
+enum trd_copy_kind {
+    TRD_COPY_HOST_TO_DEVICE = 1,
+    TRD_COPY_DEVICE_TO_HOST = 2,
+    TRD_COPY_DEVICE_TO_DEVICE = 3
+};
+
+typedef struct trd_driver_ops {
+    uint32_t abi_version;    /* TRD_DRIVER_ABI_VERSION */
+    uint32_t struct_size;    /* sizeof(trd_driver_ops_t) */
+    const char *name;        /* URI scheme: "cuda" */
+    const char *backend;     /* Triton backend: "cuda", "hip", "xpu", "host" */
+    int32_t priority;        /* keeps a device two drivers expose; higher wins */
+    uint32_t flags;          /* reserved, 0 */
+
+    /* Returns TRD_OK with a driver (possibly serving 0 devices: say why in
+     * args->note), TRD_ERR_UNSUPPORTED when it cannot run here (vendor library
+     * missing: the module is reported "skipped"), any other error when broken. */
+    trd_status_t (*init)(const trd_driver_init_args_t *args, void **driver);
+    void (*fini)(void *driver);
+    trd_status_t (*device_count)(void *driver, uint32_t *count);
+    /* Fills props except index/uri/driver; strings must live until fini. */
+    trd_status_t (*device_props)(void *driver, uint32_t ordinal, trd_device_props_t *props);
+    trd_status_t (*device_open)(void *driver, uint32_t ordinal, void **device);
+    void (*device_close)(void *device);
+
+    trd_status_t (*module_load)(void *device, const trd_driver_module_desc_t *desc, void **module,
+                                trd_load_info_t *info);
+    void (*module_unload)(void *module);
+    /* stream: a driver stream, or NULL with native_stream the caller's own
+     * (NULL native_stream: the device's default stream). */
+    trd_status_t (*launch)(void *module, void *stream, void *native_stream,
+                           const trd_driver_launch_t *launch);
+
+    trd_status_t (*mem_alloc)(void *device, uint64_t size, void **ptr);
+    void (*mem_free)(void *device, void *ptr);
+    /* stream NULL: synchronous. */
+    trd_status_t (*mem_copy)(void *device, void *dst, const void *src, uint64_t size, int32_t kind,
+                             void *stream);
+    trd_status_t (*mem_set)(void *device, void *dst, uint8_t value, uint64_t size, void *stream);
+
+    trd_status_t (*stream_create)(void *device, void **stream);
+    trd_status_t (*stream_wrap)(void *device, void *native, void **stream);
+    void (*stream_destroy)(void *stream);
+    trd_status_t (*stream_sync)(void *stream);
+    void *(*stream_native)(void *stream);
+
+    trd_status_t (*event_create)(void *device, void **event);
+    void (*event_destroy)(void *event);
+    trd_status_t (*event_record)(void *event, void *stream);
+    trd_status_t (*event_sync)(void *event);
+    trd_status_t (*event_elapsed)(void *start, void *end, double *ms);
+} trd_driver_ops_t;
+
+typedef const trd_driver_ops_t *(*trd_driver_entry_fn)(void);
+
+/* Services libtrident gives its drivers. */
+
+/* Sets the calling thread's error message and returns status, so that a
+ * driver can write `return trd_driver_error(TRD_ERR_DEVICE, "...", ...);`. */
+TRD_API trd_status_t trd_driver_error(trd_status_t status, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Logs through trident's logger (a no-op below the configured level). */
+TRD_API void trd_driver_log(int32_t level, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+#if defined(__GNUC__)
+#define TRD_DRIVER_EXPORT __attribute__((visibility("default")))
+#else
+#define TRD_DRIVER_EXPORT
+#endif
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TRIDENT_DRIVER_H */

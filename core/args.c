@@ -1,0 +1,241 @@
+/* args.c: launch arguments checked against the kernel's signature, then
+ * packed as the vendor APIs take them (an array of pointers to values). */
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "core/internal.h"
+
+static uint64_t rne_shift(uint64_t m, int shift)
+{
+    if (shift <= 0)
+        return m << -shift;
+    if (shift >= 64)
+        return 0;
+    uint64_t q = m >> shift;
+    uint64_t rem = m & ((UINT64_C(1) << shift) - 1);
+    uint64_t half = UINT64_C(1) << (shift - 1);
+    if (rem > half || (rem == half && (q & 1)))
+        q++;
+    return q;
+}
+
+/* IEEE binary64 -> a narrower binary float with ebits/mbits, round to nearest even. */
+static uint16_t narrow(double v, int ebits, int mbits)
+{
+    uint64_t b;
+    memcpy(&b, &v, sizeof b);
+    uint16_t sign = (uint16_t)((b >> 63) << (ebits + mbits));
+    int e = (int)((b >> 52) & 0x7ff);
+    uint64_t m = b & ((UINT64_C(1) << 52) - 1);
+    int bias = (1 << (ebits - 1)) - 1, maxe = (1 << ebits) - 1;
+    if (e == 0x7ff) /* inf or NaN */
+        return (uint16_t)(sign | (maxe << mbits) | (m ? 1 << (mbits - 1) : 0));
+    if (e == 0)
+        return sign; /* zero or a double subnormal: far below any target */
+    int E = e - 1023;
+    int ue = E + bias;
+    uint64_t M = m | (UINT64_C(1) << 52);
+    if (ue <= 0) {
+        uint64_t q = rne_shift(M, (52 - mbits) + (1 - ue));
+        return (uint16_t)(sign | q); /* q == 1 << mbits becomes the smallest normal */
+    }
+    uint64_t q = rne_shift(M, 52 - mbits);
+    if (q >> (mbits + 1)) {
+        q >>= 1;
+        ue++;
+    }
+    if (ue >= maxe)
+        return (uint16_t)(sign | (maxe << mbits));
+    return (uint16_t)(sign | (ue << mbits) | (q & ((UINT64_C(1) << mbits) - 1)));
+}
+
+uint16_t trd_float_to_half(double v)
+{
+    return narrow(v, 5, 10);
+}
+
+uint16_t trd_float_to_bf16(double v)
+{
+    return narrow(v, 8, 7);
+}
+
+static const char *kind_name(int32_t kind)
+{
+    switch (kind) {
+    case TRD_ARG_INT: return "an integer";
+    case TRD_ARG_UINT: return "an unsigned integer";
+    case TRD_ARG_FLOAT: return "a float";
+    case TRD_ARG_PTR: return "a pointer";
+    case TRD_ARG_BUFFER: return "a buffer";
+    case TRD_ARG_BITS: return "raw bits";
+    default: return "an unknown kind";
+    }
+}
+
+static trd_status_t arg_error(const trd_kernel_t *k, uint32_t index, const struct trd_param *p,
+                              const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static trd_status_t arg_error(const trd_kernel_t *k, uint32_t index, const struct trd_param *p,
+                              const char *fmt, ...)
+{
+    char what[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(what, sizeof what, fmt, ap);
+    va_end(ap);
+    char type[32];
+    if (p->type == TRD_T_PTR)
+        snprintf(type, sizeof type, "*%s", trd_scalar_name(p->elem));
+    else
+        snprintf(type, sizeof type, "%s", trd_scalar_name(p->type));
+    return trd_error_set(TRD_ERR_INVALID_ARGUMENT, "kernel '%s' argument %u%s%s%s (%s): %s", k->src.name, index,
+                         p->name ? " '" : "", p->name ? p->name : "", p->name ? "'" : "", type, what);
+}
+
+static int int_range(int32_t type, int64_t *lo, uint64_t *hi)
+{
+    switch (type) {
+    case TRD_T_I1: *lo = 0; *hi = 1; return 1;
+    case TRD_T_U1: *lo = 0; *hi = 1; return 1;
+    case TRD_T_I8: *lo = INT8_MIN; *hi = INT8_MAX; return 1;
+    case TRD_T_I16: *lo = INT16_MIN; *hi = INT16_MAX; return 1;
+    case TRD_T_I32: *lo = INT32_MIN; *hi = INT32_MAX; return 1;
+    case TRD_T_I64: *lo = INT64_MIN; *hi = INT64_MAX; return 1;
+    case TRD_T_U8: *lo = 0; *hi = UINT8_MAX; return 1;
+    case TRD_T_U16: *lo = 0; *hi = UINT16_MAX; return 1;
+    case TRD_T_U32: *lo = 0; *hi = UINT32_MAX; return 1;
+    case TRD_T_U64: *lo = 0; *hi = UINT64_MAX; return 1;
+    default: return 0;
+    }
+}
+
+static int is_float(int32_t type)
+{
+    return type == TRD_T_FP16 || type == TRD_T_BF16 || type == TRD_T_FP32 || type == TRD_T_FP64;
+}
+
+static int is_fp8(int32_t type)
+{
+    return type >= TRD_T_FP8E4NV && type <= TRD_T_FP8E5B16;
+}
+
+/* Packs one argument into *slot (8 bytes, zeroed). */
+static trd_status_t pack_one(const trd_kernel_t *k, const trd_device_t *dev, uint32_t index,
+                             const struct trd_param *p, const trd_arg_t *a, uint64_t *slot, void **param)
+{
+    *param = slot;
+    if (p->type == TRD_T_PTR) {
+        if (a->kind == TRD_ARG_PTR) {
+            memcpy(slot, &a->value.ptr, sizeof(void *));
+            return TRD_OK;
+        }
+        if (a->kind == TRD_ARG_BUFFER) {
+            const trd_buffer_t *b = a->value.buffer;
+            if (!b)
+                return arg_error(k, index, p, "the buffer is NULL");
+            if (b->dev != dev)
+                return arg_error(k, index, p, "the buffer is on %s, the launch on %s", b->dev->uri, dev->uri);
+            memcpy(slot, &b->ptr, sizeof(void *));
+            return TRD_OK;
+        }
+        return arg_error(k, index, p, "expects a pointer or a buffer, got %s", kind_name(a->kind));
+    }
+    if (p->type == TRD_T_NVTMADESC) {
+        if (a->kind != TRD_ARG_PTR || !a->value.ptr)
+            return arg_error(k, index, p, "expects a pointer to a 128-byte CUtensorMap, got %s", kind_name(a->kind));
+        *param = a->value.ptr;
+        return TRD_OK;
+    }
+    int64_t lo;
+    uint64_t hi;
+    if (int_range(p->type, &lo, &hi)) {
+        uint64_t bits;
+        if (a->kind == TRD_ARG_INT) {
+            if (a->value.i < lo || (a->value.i >= 0 && (uint64_t)a->value.i > hi))
+                return arg_error(k, index, p, "the value %lld is out of range (%lld .. %llu)", (long long)a->value.i,
+                                 (long long)lo, (unsigned long long)hi);
+            bits = (uint64_t)a->value.i;
+        } else if (a->kind == TRD_ARG_UINT) {
+            /* An explicitly unsigned value may fill the signless IR type of the same width. */
+            uint64_t uhi = hi;
+            if (lo < 0 && p->size < 8)
+                uhi = (UINT64_C(1) << (8 * p->size)) - 1;
+            else if (lo < 0)
+                uhi = UINT64_MAX;
+            if (a->value.u > uhi)
+                return arg_error(k, index, p, "the value %llu is out of range (0 .. %llu)",
+                                 (unsigned long long)a->value.u, (unsigned long long)uhi);
+            bits = a->value.u;
+        } else if (a->kind == TRD_ARG_BITS) {
+            if (p->size < 8 && (a->value.bits >> (8 * p->size)))
+                return arg_error(k, index, p, "the bit pattern 0x%llx has more than %u bytes",
+                                 (unsigned long long)a->value.bits, p->size);
+            bits = a->value.bits;
+        } else {
+            return arg_error(k, index, p, "expects an integer, got %s", kind_name(a->kind));
+        }
+        memcpy(slot, &bits, p->size); /* little-endian: the low bytes */
+        return TRD_OK;
+    }
+    if (is_float(p->type) || is_fp8(p->type)) {
+        if (a->kind == TRD_ARG_BITS) {
+            if (p->size < 8 && (a->value.bits >> (8 * p->size)))
+                return arg_error(k, index, p, "the bit pattern 0x%llx has more than %u bytes",
+                                 (unsigned long long)a->value.bits, p->size);
+            memcpy(slot, &a->value.bits, p->size);
+            return TRD_OK;
+        }
+        if (is_fp8(p->type))
+            return arg_error(k, index, p, "fp8 scalars are passed as raw bits (TRD_ARG_BITS), got %s",
+                             kind_name(a->kind));
+        double v;
+        if (a->kind == TRD_ARG_FLOAT)
+            v = a->value.f;
+        else if (a->kind == TRD_ARG_INT)
+            v = (double)a->value.i;
+        else if (a->kind == TRD_ARG_UINT)
+            v = (double)a->value.u;
+        else
+            return arg_error(k, index, p, "expects a float, got %s", kind_name(a->kind));
+        double max = p->type == TRD_T_FP16 ? 65504.0 : p->type == TRD_T_BF16 ? 3.3895313892515355e38
+                   : p->type == TRD_T_FP32 ? (double)FLT_MAX : DBL_MAX;
+        if (isfinite(v) && fabs(v) > max && p->type != TRD_T_FP64)
+            return arg_error(k, index, p, "the value %g overflows %s", v, trd_scalar_name(p->type));
+        if (p->type == TRD_T_FP64) {
+            memcpy(slot, &v, 8);
+        } else if (p->type == TRD_T_FP32) {
+            float f = (float)v;
+            memcpy(slot, &f, 4);
+        } else {
+            uint16_t h = p->type == TRD_T_FP16 ? trd_float_to_half(v) : trd_float_to_bf16(v);
+            memcpy(slot, &h, 2);
+        }
+        return TRD_OK;
+    }
+    return arg_error(k, index, p, "unsupported parameter type");
+}
+
+trd_status_t trd_args_pack(const trd_kernel_t *k, const trd_device_t *dev, const trd_arg_t *args,
+                           uint32_t num_args, uint64_t *storage, void **params, uint32_t *sizes)
+{
+    const struct trd_signature *sig = &k->src.sig;
+    if (num_args != sig->num_params)
+        return trd_error_set(TRD_ERR_INVALID_ARGUMENT, "kernel '%s' takes %u arguments (%s), the launch passes %u",
+                             k->src.name, sig->num_params, sig->canonical, num_args);
+    if (num_args && !args)
+        return trd_error_set(TRD_ERR_INVALID_ARGUMENT, "kernel '%s': args is NULL", k->src.name);
+    uint32_t j = 0;
+    for (uint32_t i = 0; i < sig->count; i++) {
+        const struct trd_param *p = &sig->params[i];
+        if (p->type == TRD_T_CONSTEXPR)
+            continue;
+        storage[j] = 0;
+        trd_status_t st = pack_one(k, dev, j, p, &args[j], &storage[j], &params[j]);
+        if (st != TRD_OK)
+            return st;
+        sizes[j] = p->size;
+        j++;
+    }
+    return TRD_OK;
+}

@@ -1,0 +1,255 @@
+/* internal.h: what the parts of libtrident share and callers never see. */
+#ifndef TRD_CORE_INTERNAL_H
+#define TRD_CORE_INTERNAL_H
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <trident/driver.h>
+#include <trident/trident.h>
+
+#include "core/util.h"
+
+/* ------------------------------------------------------------ error, log */
+
+/* Sets the thread-local message and returns status. */
+trd_status_t trd_error_set(trd_status_t status, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+trd_status_t trd_error_vset(trd_status_t status, const char *fmt, va_list ap);
+/* Prefixes the current message with context: "loading kernel X: <old>". */
+trd_status_t trd_error_wrap(trd_status_t status, const char *fmt, ...)
+    __attribute__((format(printf, 2, 3)));
+void trd_error_clear(void);
+
+void trd_log(int32_t level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void trd_vlog(int32_t level, const char *fmt, va_list ap);
+/* Parses "error|warn|info|debug|off" (or 0-4). Returns -1 when not a level. */
+int32_t trd_log_parse_level(const char *text);
+const char *trd_log_level_name(int32_t level);
+/* Applies TRIDENT_LOG once per process, unless the API set a level first. */
+void trd_log_init_from_env(void);
+
+/* ------------------------------------------------------------ signature */
+
+enum trd_scalar {
+    TRD_T_INVALID = 0,
+    TRD_T_I1, TRD_T_I8, TRD_T_I16, TRD_T_I32, TRD_T_I64,
+    TRD_T_U1, TRD_T_U8, TRD_T_U16, TRD_T_U32, TRD_T_U64,
+    TRD_T_FP8E4NV, TRD_T_FP8E5, TRD_T_FP8E4B15, TRD_T_FP8E4B8, TRD_T_FP8E5B16,
+    TRD_T_FP16, TRD_T_BF16, TRD_T_FP32, TRD_T_FP64,
+    TRD_T_PTR,        /* a pointer; elem says to what */
+    TRD_T_CONSTEXPR,  /* compiled in: not passed */
+    TRD_T_NVTMADESC   /* a 128-byte CUtensorMap passed by value */
+};
+
+struct trd_param {
+    char *name;       /* NULL when the signature gives none */
+    int32_t type;     /* enum trd_scalar */
+    int32_t elem;     /* pointee for TRD_T_PTR */
+    uint32_t size;    /* bytes passed to the kernel (0 for constexpr) */
+    uint32_t align;
+};
+
+struct trd_signature {
+    uint32_t count;       /* entries, constexpr included */
+    uint32_t num_params;  /* entries passed at launch */
+    struct trd_param *params;
+    char *canonical;      /* "x:*fp32,y:*fp32,n:i32" */
+};
+
+/* Parses a comma list of Triton types, each optionally "name:type".
+ * `what` names the input in errors ("signature of kernel X"). */
+trd_status_t trd_signature_parse(const char *text, const char *what, struct trd_signature *out);
+/* Reads the parameters of `tt.func public @name(...)` in Triton IR text. */
+trd_status_t trd_signature_from_ttir(const char *ttir, size_t len, const char *name,
+                                     const char *what, struct trd_signature *out);
+void trd_signature_free(struct trd_signature *sig);
+trd_status_t trd_signature_copy(const struct trd_signature *src, struct trd_signature *dst);
+const char *trd_scalar_name(int32_t type);
+int32_t trd_scalar_parse(const char *name, size_t len);
+
+/* ------------------------------------------------------------- metadata */
+
+struct trd_meta {
+    char *name;
+    char *backend;        /* "cuda" */
+    char *arch;           /* "sm90", "gfx942" */
+    char *triton_version; /* or NULL */
+    uint32_t num_warps;
+    uint32_t num_ctas;
+    uint32_t warp_size;
+    uint32_t shared;
+    uint32_t flags;       /* enum trd_module_flags */
+    uint64_t global_scratch_size, global_scratch_align;
+    uint64_t profile_scratch_size, profile_scratch_align;
+    char *json;           /* canonical text of the whole metadata object */
+    int from_json;        /* 0: defaults for a raw image without metadata */
+};
+
+/* Parses Triton's <name>.json (or the metadata object of a bundle target).
+ * backend_hint fills a missing target. `what` names the input in errors. */
+trd_status_t trd_meta_parse(const char *json, size_t len, const char *what, struct trd_meta *out);
+/* Metadata for a raw image without JSON: defaults of the backend. */
+trd_status_t trd_meta_default(const char *name, const char *backend, const char *arch,
+                              struct trd_meta *out);
+void trd_meta_free(struct trd_meta *meta);
+trd_status_t trd_meta_copy(const struct trd_meta *src, struct trd_meta *dst);
+
+/* --------------------------------------------------------------- images */
+
+struct trd_target {
+    int32_t format;       /* enum trd_image_format */
+    uint8_t *image;       /* owned */
+    uint64_t size;
+    uint8_t sha256[32];
+    struct trd_meta meta; /* backend and arch live here */
+};
+
+const char *trd_format_name(int32_t format);
+int32_t trd_format_parse(const char *name);
+/* The format a file's bytes and name suggest, or TRD_FORMAT_UNKNOWN. */
+int32_t trd_format_sniff(const void *data, size_t size, const char *filename);
+/* The backend a format belongs to ("cuda" for cubin/ptx/fatbin ...). */
+const char *trd_format_backend(int32_t format);
+void trd_target_free(struct trd_target *t);
+
+/* 0 when the device cannot run the target; else a rank, higher preferred
+ * (exact-arch binary > compatible binary > IR to JIT). */
+int trd_target_rank(const struct trd_target *t, const trd_device_props_t *props);
+
+/* -------------------------------------------------------- kernel sources */
+
+struct trd_kernel_src {
+    char *name;
+    struct trd_signature sig;  /* count == 0 when the source has none */
+    uint32_t ntargets;
+    struct trd_target *targets;
+};
+
+void trd_kernel_src_free(struct trd_kernel_src *src);
+trd_status_t trd_bundle_read(const void *data, size_t size, const char *what,
+                             struct trd_kernel_src *out);
+int trd_bundle_is(const void *data, size_t size);
+/* path: <name>.json, or a directory with one kernel (or `name` picks one). */
+trd_status_t trd_triton_cache_read(const char *path, const char *name,
+                                   struct trd_kernel_src *out);
+
+/* ---------------------------------------------------------------- runtime */
+
+struct trd_driver {
+    char *name;            /* from the entry, or the file name */
+    char *backend;
+    char *path;
+    char *reason;          /* why skipped/failed, or a note */
+    int32_t status;        /* enum trd_driver_status */
+    uint32_t abi_version;
+    int32_t priority;
+    uint32_t ndevices;     /* served after de-duplication */
+    void *dl;
+    const trd_driver_ops_t *ops;
+    void *ctx;
+    trd_runtime_t *rt;
+};
+
+struct trd_device {
+    trd_runtime_t *rt;
+    struct trd_driver *drv;
+    uint32_t index;
+    uint32_t ordinal;
+    trd_device_props_t props;  /* strings point into the fields below */
+    char *uri, *name, *vendor, *arch, *pci_bus_id, *backend;
+    _Atomic(void *) handle;    /* the driver's opened device */
+    pthread_mutex_t open_lock;
+    trd_status_t open_status;  /* sticky failure of device_open */
+    char *open_error;
+};
+
+struct trd_runtime {
+    trd_config_t *config;
+    int own_config;
+    struct trd_driver **drivers;
+    uint32_t ndrivers;
+    trd_device_t **devices;
+    uint32_t ndevices;
+    char *cache_dir;       /* JIT cache, or NULL when disabled */
+};
+
+struct trd_stream {
+    trd_device_t *dev;
+    void *h;
+    int wrapped;
+};
+
+struct trd_event {
+    trd_device_t *dev;
+    void *h;
+};
+
+struct trd_buffer {
+    trd_device_t *dev;
+    void *ptr;
+    uint64_t size;
+};
+
+/* The driver's handle for a device, opened on first use. */
+trd_status_t trd_device_handle(trd_device_t *dev, void **handle);
+trd_status_t trd_runtime_load_drivers(trd_runtime_t *rt, const char *path_list, uint32_t flags);
+void trd_driver_unload(struct trd_driver *drv);
+int trd_device_is_gpu(const trd_device_t *dev);
+/* Device selector matching (trd_runtime_device_find's syntax): 1, 0, or -1 when malformed. */
+int trd_props_match(const trd_device_props_t *props, const char *selector);
+
+/* ---------------------------------------------------------------- kernels */
+
+struct trd_loaded {
+    trd_device_t *dev;
+    const struct trd_target *target;
+    void *module;
+    trd_load_info_t info;
+};
+
+struct trd_kernel {
+    trd_runtime_t *rt;
+    struct trd_kernel_src src;
+    trd_options_t *options;      /* owned copy, or NULL */
+    pthread_mutex_t load_lock;   /* serialises the load slow path of this kernel */
+    uint32_t ndev;
+    _Atomic(struct trd_loaded *) *slots;  /* per runtime device */
+    trd_status_t *load_status;   /* sticky load failures, per device */
+    char **load_error;
+};
+
+/* Loads (or returns) the kernel for a device: the launch slow path. */
+trd_status_t trd_kernel_loaded(trd_kernel_t *k, trd_device_t *dev, struct trd_loaded **out);
+
+/* Checks args against the signature and packs them: values into `storage`
+ * (8 bytes a parameter), pointers into params[], sizes into sizes[]. */
+trd_status_t trd_args_pack(const trd_kernel_t *k, const trd_device_t *dev, const trd_arg_t *args,
+                           uint32_t num_args, uint64_t *storage, void **params, uint32_t *sizes);
+
+/* Converts a double to IEEE half / bfloat16 bits (round to nearest even). */
+uint16_t trd_float_to_half(double v);
+uint16_t trd_float_to_bf16(double v);
+
+/* ----------------------------------------------------------------- sha256 */
+
+void trd_sha256(const void *data, size_t len, uint8_t out[32]);
+void trd_hex(const uint8_t *bytes, size_t n, char *out);  /* out: 2n+1 */
+
+/* --------------------------------------------------------------- options */
+
+/* Options of the runtime's configuration for a device (defined in options/). */
+/* Sets on dst every option src set explicitly (same backend). */
+trd_status_t trd_options_merge(trd_options_t *dst, const trd_options_t *src);
+trd_status_t trd_options_for_device_config(const trd_device_t *device, const trd_config_t *config,
+                                           trd_options_t **out);
+/* Config helpers the core uses. */
+const char *trd_config_value(const trd_config_t *config, const char *section, const char *key);
+/* Copies the [device "..."] driver choice for a device: NULL when none. */
+const char *trd_config_device_value(const trd_config_t *config, const trd_device_props_t *props,
+                                    const char *key, const char **origin);
+
+#endif

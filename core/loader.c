@@ -1,0 +1,435 @@
+/* loader.c: finds driver modules, dlopens them, checks their entry, and
+ * records for each what happened and why. A failing module never stops the
+ * others. */
+#include <dirent.h>
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "core/internal.h"
+
+#ifndef TRD_DRIVER_DIR
+#define TRD_DRIVER_DIR "/usr/local/lib/trident/drivers"
+#endif
+
+/* The embedded host driver (drivers/host), used when no host module is found. */
+const trd_driver_ops_t *trd_host_driver_ops(void);
+
+/* The size of the first version of the ops table: a module must have at least this. */
+#define OPS_V1_SIZE (offsetof(trd_driver_ops_t, event_elapsed) + sizeof(void *))
+
+static struct trd_driver *driver_new(trd_runtime_t *rt, const char *name, const char *path)
+{
+    struct trd_driver *d = calloc(1, sizeof *d);
+    if (!d)
+        return NULL;
+    d->rt = rt;
+    d->name = trd_strdup(name);
+    d->path = trd_strdup(path);
+    d->backend = trd_strdup("");
+    if (!d->name || !d->path || !d->backend) {
+        free(d->name);
+        free(d->path);
+        free(d->backend);
+        free(d);
+        return NULL;
+    }
+    return d;
+}
+
+static void set_reason(struct trd_driver *d, int32_t status, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+static void set_reason(struct trd_driver *d, int32_t status, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *r = NULL;
+    if (vasprintf(&r, fmt, ap) < 0)
+        r = NULL;
+    va_end(ap);
+    free(d->reason);
+    d->reason = r;
+    d->status = status;
+}
+
+void trd_driver_unload(struct trd_driver *d)
+{
+    if (!d)
+        return;
+    if (d->ops && d->ctx)
+        d->ops->fini(d->ctx);
+    if (d->dl)
+        dlclose(d->dl);
+    free(d->name);
+    free(d->backend);
+    free(d->path);
+    free(d->reason);
+    free(d);
+}
+
+static int push_driver(trd_runtime_t *rt, struct trd_driver *d)
+{
+    struct trd_driver **p = realloc(rt->drivers, (rt->ndrivers + 1) * sizeof *p);
+    if (!p)
+        return 0;
+    rt->drivers = p;
+    rt->drivers[rt->ndrivers++] = d;
+    return 1;
+}
+
+static struct trd_driver *find_loaded(trd_runtime_t *rt, const char *name)
+{
+    for (uint32_t i = 0; i < rt->ndrivers; i++)
+        if (rt->drivers[i]->ops && strcmp(rt->drivers[i]->name, name) == 0)
+            return rt->drivers[i];
+    return NULL;
+}
+
+static int valid_name(const char *s)
+{
+    if (!s || !*s || strlen(s) > 32)
+        return 0;
+    for (const char *c = s; *c; c++)
+        if (!((*c >= 'a' && *c <= 'z') || (*c >= '0' && *c <= '9') || *c == '_'))
+            return 0;
+    return 1;
+}
+
+/* Checks a module's table; returns a reason when it is not usable. */
+static const char *check_ops(const trd_driver_ops_t *ops, char *buf, size_t cap)
+{
+    if (!ops)
+        return "its entry returned NULL";
+    if (ops->abi_version != TRD_DRIVER_ABI_VERSION) {
+        snprintf(buf, cap, "driver ABI version %u is not supported (this trident supports %u)",
+                 ops->abi_version, TRD_DRIVER_ABI_VERSION);
+        return buf;
+    }
+    if (ops->struct_size < OPS_V1_SIZE) {
+        snprintf(buf, cap, "its ops table is %u bytes, smaller than the %zu of ABI version %u",
+                 ops->struct_size, (size_t)OPS_V1_SIZE, TRD_DRIVER_ABI_VERSION);
+        return buf;
+    }
+    if (!valid_name(ops->name))
+        return "its name is missing or not [a-z0-9_]{1,32}";
+    if (!valid_name(ops->backend))
+        return "its backend is missing or not [a-z0-9_]{1,32}";
+    const struct { const void *fn; const char *name; } required[] = {
+        {(const void *)ops->init, "init"},
+        {(const void *)ops->fini, "fini"},
+        {(const void *)ops->device_count, "device_count"},
+        {(const void *)ops->device_props, "device_props"},
+        {(const void *)ops->device_open, "device_open"},
+        {(const void *)ops->device_close, "device_close"},
+        {(const void *)ops->module_load, "module_load"},
+        {(const void *)ops->module_unload, "module_unload"},
+        {(const void *)ops->launch, "launch"},
+        {(const void *)ops->mem_alloc, "mem_alloc"},
+        {(const void *)ops->mem_free, "mem_free"},
+        {(const void *)ops->mem_copy, "mem_copy"},
+        {(const void *)ops->mem_set, "mem_set"},
+        {(const void *)ops->stream_create, "stream_create"},
+        {(const void *)ops->stream_destroy, "stream_destroy"},
+        {(const void *)ops->stream_sync, "stream_sync"},
+        {(const void *)ops->stream_native, "stream_native"},
+        {(const void *)ops->event_create, "event_create"},
+        {(const void *)ops->event_destroy, "event_destroy"},
+        {(const void *)ops->event_record, "event_record"},
+        {(const void *)ops->event_sync, "event_sync"},
+        {(const void *)ops->event_elapsed, "event_elapsed"},
+    };
+    for (size_t i = 0; i < TRD_ARRAY_SIZE(required); i++)
+        if (!required[i].fn) {
+            snprintf(buf, cap, "its required function '%s' is NULL", required[i].name);
+            return buf;
+        }
+    return NULL;
+}
+
+struct config_closure {
+    const trd_config_t *config;
+    char section[64];
+};
+
+static const char *config_get(void *ctx, const char *key)
+{
+    struct config_closure *c = ctx;
+    return trd_config_value(c->config, c->section, key);
+}
+
+/* Runs a checked module's init and records the outcome. */
+static void start_driver(trd_runtime_t *rt, struct trd_driver *d, const trd_driver_ops_t *ops)
+{
+    char *name = trd_strdup(ops->name), *backend = trd_strdup(ops->backend);
+    if (!name || !backend) {
+        free(name);
+        free(backend);
+        set_reason(d, TRD_DRIVER_FAILED, "out of memory");
+        return;
+    }
+    free(d->name);
+    free(d->backend);
+    d->name = name;
+    d->backend = backend;
+    d->abi_version = ops->abi_version;
+    d->priority = ops->priority;
+
+    struct config_closure cc = {.config = rt->config};
+    snprintf(cc.section, sizeof cc.section, "driver.%s", d->name);
+    const char *enabled = trd_config_value(rt->config, cc.section, "enabled");
+    if (enabled && strcmp(enabled, "false") == 0) {
+        const char *origin = NULL;
+        trd_config_get(rt->config, cc.section, "enabled", NULL, &origin);
+        set_reason(d, TRD_DRIVER_SKIPPED, "disabled by the configuration (%s)", origin ? origin : "?");
+        return;
+    }
+    const char *prio = trd_config_value(rt->config, cc.section, "priority");
+    int64_t pv;
+    if (prio && trd_parse_i64(prio, &pv))
+        d->priority = (int32_t)pv;
+
+    char note[512] = "";
+    trd_driver_init_args_t args = {
+        .struct_size = sizeof args,
+        .abi_version = TRD_DRIVER_ABI_VERSION,
+        .config_get = config_get,
+        .config_ctx = &cc,
+        .note = note,
+        .note_cap = sizeof note,
+    };
+    trd_error_clear();
+    void *ctx = NULL;
+    trd_status_t st = ops->init(&args, &ctx);
+    note[sizeof note - 1] = '\0';
+    if (st != TRD_OK) {
+        const char *msg = trd_error_message();
+        set_reason(d, st == TRD_ERR_UNSUPPORTED ? TRD_DRIVER_SKIPPED : TRD_DRIVER_FAILED, "%s",
+                   *msg ? msg : trd_status_name(st));
+        return;
+    }
+    d->ops = ops;
+    d->ctx = ctx;
+    d->status = TRD_DRIVER_LOADED;
+    free(d->reason);
+    d->reason = note[0] ? trd_strdup(note) : NULL;
+}
+
+static void load_module(trd_runtime_t *rt, const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    struct trd_driver *d = driver_new(rt, base, path);
+    if (!d || !push_driver(rt, d)) {
+        trd_driver_unload(d);
+        trd_log(TRD_LOG_ERROR, "out of memory recording driver module %s", path);
+        return;
+    }
+    if (path[0] != '/') {
+        set_reason(d, TRD_DRIVER_SKIPPED, "not an absolute path: only absolute paths are loaded");
+        return;
+    }
+    void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (!dl) {
+        const char *e = dlerror();
+        set_reason(d, TRD_DRIVER_FAILED, "dlopen failed: %s", e ? e : "unknown error");
+        return;
+    }
+    trd_driver_entry_fn entry;
+    *(void **)&entry = dlsym(dl, TRD_DRIVER_ENTRY_SYMBOL);
+    if (!entry) {
+        dlclose(dl);
+        set_reason(d, TRD_DRIVER_FAILED, "no '%s' symbol: not a trident driver module", TRD_DRIVER_ENTRY_SYMBOL);
+        return;
+    }
+    const trd_driver_ops_t *ops = entry();
+    char buf[256];
+    const char *why = check_ops(ops, buf, sizeof buf);
+    if (why) {
+        if (ops && ops->abi_version)
+            d->abi_version = ops->abi_version;
+        dlclose(dl);
+        set_reason(d, ops && ops->abi_version != TRD_DRIVER_ABI_VERSION ? TRD_DRIVER_FAILED : TRD_DRIVER_FAILED,
+                   "%s", why);
+        return;
+    }
+    struct trd_driver *other = find_loaded(rt, ops->name);
+    if (other) {
+        char *nm = trd_strdup(ops->name);
+        dlclose(dl);
+        if (nm) {
+            free(d->name);
+            d->name = nm;
+        }
+        set_reason(d, TRD_DRIVER_SKIPPED, "driver '%s' is already loaded from %s", d->name, other->path);
+        return;
+    }
+    d->dl = dl;
+    start_driver(rt, d, ops);
+    if (d->status != TRD_DRIVER_LOADED) {
+        dlclose(d->dl);
+        d->dl = NULL;
+    }
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* Loads every trident_*.so of a directory, in name order. */
+static void load_dir(trd_runtime_t *rt, const char *dir)
+{
+    DIR *dh = opendir(dir);
+    if (!dh)
+        return;
+    char **names = NULL;
+    size_t n = 0, cap = 0;
+    struct dirent *e;
+    while ((e = readdir(dh))) {
+        size_t len = strlen(e->d_name);
+        if (strncmp(e->d_name, "trident_", 8) != 0 || len < 11 || strcmp(e->d_name + len - 3, ".so") != 0)
+            continue;
+        if (n == cap) {
+            size_t ncap = cap ? cap * 2 : 8;
+            char **p = realloc(names, ncap * sizeof *p);
+            if (!p)
+                break;
+            names = p;
+            cap = ncap;
+        }
+        if (!(names[n] = trd_asprintf("%s/%s", dir, e->d_name)))
+            break;
+        n++;
+    }
+    closedir(dh);
+    if (n)
+        qsort(names, n, sizeof *names, cmp_str);
+    for (size_t i = 0; i < n; i++) {
+        load_module(rt, names[i]);
+        free(names[i]);
+    }
+    free(names);
+}
+
+static int is_directory(const char *p)
+{
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+static void load_entry(trd_runtime_t *rt, const char *entry, size_t len)
+{
+    if (len == 0)
+        return;
+    char *p = trd_strndup(entry, len);
+    if (!p)
+        return;
+    if (p[0] == '/' && is_directory(p)) {
+        load_dir(rt, p);
+    } else if (p[0] != '/') {
+        struct trd_driver *d = driver_new(rt, p, p);
+        if (d && push_driver(rt, d))
+            set_reason(d, TRD_DRIVER_SKIPPED, "driver path entry '%s' is not absolute: ignored", p);
+        else
+            trd_driver_unload(d);
+    } else {
+        load_module(rt, p);
+    }
+    free(p);
+}
+
+static void load_list(trd_runtime_t *rt, const char *list)
+{
+    if (!list)
+        return;
+    const char *s = list;
+    while (*s) {
+        const char *c = strchr(s, ':');
+        size_t len = c ? (size_t)(c - s) : strlen(s);
+        load_entry(rt, s, len);
+        if (!c)
+            break;
+        s = c + 1;
+    }
+}
+
+/* An uninstalled build finds its own modules: libtrident at
+ * <build>/core/.libs/ means modules under <build>/drivers/<name>/.libs/. */
+static void load_build_tree(trd_runtime_t *rt)
+{
+    Dl_info info;
+    if (!dladdr((void *)trd_runtime_create, &info) || !info.dli_fname)
+        return;
+    const char *lib = info.dli_fname;
+    const char *suffix = "/core/.libs/";
+    const char *slash = strrchr(lib, '/');
+    if (!slash)
+        return;
+    size_t dirlen = (size_t)(slash - lib) + 1;
+    size_t slen = strlen(suffix);
+    if (dirlen < slen || strncmp(lib + dirlen - slen, suffix, slen) != 0)
+        return;
+    char *root = trd_strndup(lib, dirlen - slen);
+    char *drivers = root ? trd_asprintf("%s/drivers", root) : NULL;
+    DIR *dh = drivers ? opendir(drivers) : NULL;
+    if (dh) {
+        char **subs = NULL;
+        size_t n = 0;
+        struct dirent *e;
+        while ((e = readdir(dh))) {
+            if (e->d_name[0] == '.')
+                continue;
+            char **p = realloc(subs, (n + 1) * sizeof *p);
+            if (!p)
+                break;
+            subs = p;
+            if (!(subs[n] = trd_asprintf("%s/%s/.libs", drivers, e->d_name)))
+                break;
+            n++;
+        }
+        closedir(dh);
+        if (n)
+            qsort(subs, n, sizeof *subs, cmp_str);
+        for (size_t i = 0; i < n; i++) {
+            load_dir(rt, subs[i]);
+            free(subs[i]);
+        }
+        free(subs);
+    }
+    free(drivers);
+    free(root);
+}
+
+trd_status_t trd_runtime_load_drivers(trd_runtime_t *rt, const char *path_list, uint32_t flags)
+{
+    load_list(rt, path_list);
+    load_list(rt, trd_config_value(rt->config, "runtime", "driver_path"));
+    if (!(flags & TRD_RUNTIME_NO_DEFAULT_DRIVERS)) {
+        load_build_tree(rt);
+        load_dir(rt, TRD_DRIVER_DIR);
+    }
+    /* The embedded default: the host driver, unless a module provides one. */
+    int have_host = 0;
+    for (uint32_t i = 0; i < rt->ndrivers; i++)
+        have_host |= strcmp(rt->drivers[i]->name, "host") == 0 && rt->drivers[i]->status != TRD_DRIVER_FAILED;
+    if (!have_host) {
+        struct trd_driver *d = driver_new(rt, "host", "(built-in)");
+        if (!d || !push_driver(rt, d)) {
+            trd_driver_unload(d);
+            return trd_error_set(TRD_ERR_NO_MEMORY, "out of memory");
+        }
+        start_driver(rt, d, trd_host_driver_ops());
+    }
+    for (uint32_t i = 0; i < rt->ndrivers; i++) {
+        struct trd_driver *d = rt->drivers[i];
+        if (d->status == TRD_DRIVER_LOADED)
+            trd_log(TRD_LOG_INFO, "driver %s loaded from %s", d->name, d->path);
+        else
+            trd_log(d->status == TRD_DRIVER_FAILED ? TRD_LOG_WARN : TRD_LOG_INFO, "driver %s (%s) %s: %s",
+                    d->name, d->path, d->status == TRD_DRIVER_FAILED ? "failed" : "skipped",
+                    d->reason ? d->reason : "");
+    }
+    return TRD_OK;
+}

@@ -1,0 +1,510 @@
+/* signature.c: kernel argument signatures in Triton's notation, and the same
+ * read from Triton IR (the .ttir beside a cache entry), since Triton's
+ * metadata does not carry the signature. */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "core/internal.h"
+
+#define TRD_MAX_PARAMS 1024 /* entries, constexpr included; launches pass at most 512 */
+
+struct scalar_row {
+    const char *name;    /* Triton's notation */
+    const char *ir;      /* MLIR spelling in .ttir */
+    int32_t type;
+    uint32_t size;
+};
+
+static const struct scalar_row scalars[] = {
+    {"i1", "i1", TRD_T_I1, 1},
+    {"i8", "i8", TRD_T_I8, 1},
+    {"i16", "i16", TRD_T_I16, 2},
+    {"i32", "i32", TRD_T_I32, 4},
+    {"i64", "i64", TRD_T_I64, 8},
+    {"u1", NULL, TRD_T_U1, 1},
+    {"u8", NULL, TRD_T_U8, 1},
+    {"u16", NULL, TRD_T_U16, 2},
+    {"u32", NULL, TRD_T_U32, 4},
+    {"u64", NULL, TRD_T_U64, 8},
+    {"fp8e4nv", "f8E4M3FN", TRD_T_FP8E4NV, 1},
+    {"fp8e5", "f8E5M2", TRD_T_FP8E5, 1},
+    {"fp8e4b15", "f8E4M3B11FNUZ", TRD_T_FP8E4B15, 1},
+    {"fp8e4b8", "f8E4M3FNUZ", TRD_T_FP8E4B8, 1},
+    {"fp8e5b16", "f8E5M2FNUZ", TRD_T_FP8E5B16, 1},
+    {"fp16", "f16", TRD_T_FP16, 2},
+    {"bf16", "bf16", TRD_T_BF16, 2},
+    {"fp32", "f32", TRD_T_FP32, 4},
+    {"fp64", "f64", TRD_T_FP64, 8},
+    {"constexpr", NULL, TRD_T_CONSTEXPR, 0},
+    {"nvTmaDesc", NULL, TRD_T_NVTMADESC, 128},
+};
+
+const char *trd_scalar_name(int32_t type)
+{
+    if (type == TRD_T_PTR)
+        return "*";
+    for (size_t i = 0; i < TRD_ARRAY_SIZE(scalars); i++)
+        if (scalars[i].type == type)
+            return scalars[i].name;
+    return "?";
+}
+
+int32_t trd_scalar_parse(const char *name, size_t len)
+{
+    for (size_t i = 0; i < TRD_ARRAY_SIZE(scalars); i++)
+        if (strlen(scalars[i].name) == len && memcmp(scalars[i].name, name, len) == 0)
+            return scalars[i].type;
+    /* Triton's aliases */
+    static const struct { const char *alias; int32_t type; } aliases[] = {
+        {"B", TRD_T_I1}, {"int1", TRD_T_I1}, {"f16", TRD_T_FP16}, {"f32", TRD_T_FP32},
+        {"f64", TRD_T_FP64}, {"bool", TRD_T_I1}};
+    for (size_t i = 0; i < TRD_ARRAY_SIZE(aliases); i++)
+        if (strlen(aliases[i].alias) == len && memcmp(aliases[i].alias, name, len) == 0)
+            return aliases[i].type;
+    return TRD_T_INVALID;
+}
+
+static uint32_t scalar_size(int32_t type)
+{
+    if (type == TRD_T_PTR)
+        return 8;
+    for (size_t i = 0; i < TRD_ARRAY_SIZE(scalars); i++)
+        if (scalars[i].type == type)
+            return scalars[i].size;
+    return 0;
+}
+
+void trd_signature_free(struct trd_signature *sig)
+{
+    if (!sig)
+        return;
+    for (uint32_t i = 0; i < sig->count; i++)
+        free(sig->params[i].name);
+    free(sig->params);
+    free(sig->canonical);
+    memset(sig, 0, sizeof *sig);
+}
+
+static trd_status_t sig_finish(struct trd_signature *sig, const char *what)
+{
+    struct trd_str s;
+    trd_str_init(&s);
+    sig->num_params = 0;
+    for (uint32_t i = 0; i < sig->count; i++) {
+        struct trd_param *p = &sig->params[i];
+        if (i)
+            trd_str_append(&s, ",");
+        if (p->name)
+            trd_str_appendf(&s, "%s:", p->name);
+        if (p->type == TRD_T_PTR)
+            trd_str_appendf(&s, "*%s", p->elem == TRD_T_PTR ? "*i8" : trd_scalar_name(p->elem));
+        else
+            trd_str_append(&s, trd_scalar_name(p->type));
+        if (p->type != TRD_T_CONSTEXPR)
+            sig->num_params++;
+    }
+    sig->canonical = trd_str_take(&s);
+    if (!sig->canonical)
+        return trd_error_set(TRD_ERR_NO_MEMORY, "out of memory for the %s", what);
+    return TRD_OK;
+}
+
+trd_status_t trd_signature_copy(const struct trd_signature *src, struct trd_signature *dst)
+{
+    struct trd_signature out;
+    memset(&out, 0, sizeof out);
+    if (src->count) {
+        out.params = calloc(src->count, sizeof *out.params);
+        if (!out.params)
+            return trd_error_set(TRD_ERR_NO_MEMORY, "out of memory");
+    }
+    out.count = src->count;
+    for (uint32_t i = 0; i < src->count; i++) {
+        out.params[i] = src->params[i];
+        out.params[i].name = NULL;
+        if (src->params[i].name && !(out.params[i].name = trd_strdup(src->params[i].name))) {
+            trd_signature_free(&out);
+            return trd_error_set(TRD_ERR_NO_MEMORY, "out of memory");
+        }
+    }
+    out.num_params = src->num_params;
+    out.canonical = trd_strdup(src->canonical ? src->canonical : "");
+    if (!out.canonical) {
+        trd_signature_free(&out);
+        return trd_error_set(TRD_ERR_NO_MEMORY, "out of memory");
+    }
+    *dst = out;
+    return TRD_OK;
+}
+
+static int is_ident_char(char c)
+{
+    return isalnum((unsigned char)c) || c == '_';
+}
+
+static trd_status_t sig_push(struct trd_signature *sig, uint32_t *cap, const char *what)
+{
+    if (sig->count >= TRD_MAX_PARAMS)
+        return trd_error_set(TRD_ERR_LIMIT, "%s has more than %d parameters", what, TRD_MAX_PARAMS);
+    if (sig->count == *cap) {
+        uint32_t ncap = *cap ? *cap * 2 : 8;
+        struct trd_param *p = realloc(sig->params, ncap * sizeof *p);
+        if (!p)
+            return trd_error_set(TRD_ERR_NO_MEMORY, "out of memory for the %s", what);
+        sig->params = p;
+        *cap = ncap;
+    }
+    memset(&sig->params[sig->count], 0, sizeof sig->params[0]);
+    sig->count++;
+    return TRD_OK;
+}
+
+/* One Triton type ("*fp32", "i32", "constexpr", "*k*i8"): fills p. */
+static int parse_type(const char *t, size_t n, struct trd_param *p)
+{
+    if (n > 0 && t[0] == '*') {
+        t++;
+        n--;
+        if (n > 0 && t[0] == 'k') { /* constant pointer (older Triton) */
+            t++;
+            n--;
+        }
+        p->type = TRD_T_PTR;
+        if (n > 0 && t[0] == '*') {
+            struct trd_param inner;
+            memset(&inner, 0, sizeof inner);
+            if (!parse_type(t, n, &inner))
+                return 0;
+            p->elem = TRD_T_PTR;
+        } else {
+            p->elem = trd_scalar_parse(t, n);
+            if (p->elem == TRD_T_INVALID || p->elem == TRD_T_CONSTEXPR || p->elem == TRD_T_NVTMADESC)
+                return 0;
+        }
+        p->size = 8;
+        p->align = 8;
+        return 1;
+    }
+    p->type = trd_scalar_parse(t, n);
+    if (p->type == TRD_T_INVALID)
+        return 0;
+    p->size = scalar_size(p->type);
+    p->align = p->type == TRD_T_NVTMADESC ? 64 : (p->size ? p->size : 1);
+    return 1;
+}
+
+trd_status_t trd_signature_parse(const char *text, const char *what, struct trd_signature *out)
+{
+    struct trd_signature sig;
+    memset(&sig, 0, sizeof sig);
+    uint32_t cap = 0;
+    if (!text)
+        return trd_error_set(TRD_ERR_INVALID_ARGUMENT, "the %s is missing", what);
+    size_t total = strlen(text);
+    if (total > 65536)
+        return trd_error_set(TRD_ERR_LIMIT, "the %s is %zu characters long, more than 65536", what,
+                             total);
+    const char *s = text;
+    /* An empty signature is a kernel without parameters. */
+    while (isspace((unsigned char)*s))
+        s++;
+    uint32_t index = 0;
+    while (*s) {
+        const char *start = s;
+        while (*s && *s != ',')
+            s++;
+        const char *end = s;
+        while (start < end && isspace((unsigned char)*start))
+            start++;
+        while (end > start && isspace((unsigned char)end[-1]))
+            end--;
+        char shown[96];
+        trd_quote(start, (size_t)(end - start), shown, sizeof shown);
+        if (start == end) {
+            trd_signature_free(&sig);
+            return trd_error_set(TRD_ERR_FORMAT, "%s: entry %u is empty (expected a Triton type such as *fp32 or i32)",
+                                 what, index);
+        }
+        trd_status_t st = sig_push(&sig, &cap, what);
+        if (st != TRD_OK) {
+            trd_signature_free(&sig);
+            return st;
+        }
+        struct trd_param *p = &sig.params[sig.count - 1];
+        const char *colon = memchr(start, ':', (size_t)(end - start));
+        const char *tstart = start;
+        if (colon) {
+            const char *nend = colon;
+            while (nend > start && isspace((unsigned char)nend[-1]))
+                nend--;
+            int ok = nend > start && !isdigit((unsigned char)start[0]);
+            for (const char *c = start; ok && c < nend; c++)
+                ok = is_ident_char(*c);
+            if (!ok) {
+                trd_signature_free(&sig);
+                return trd_error_set(TRD_ERR_FORMAT, "%s: entry %u '%s': the name before ':' is not an identifier",
+                                     what, index, shown);
+            }
+            p->name = trd_strndup(start, (size_t)(nend - start));
+            if (!p->name) {
+                trd_signature_free(&sig);
+                return trd_error_set(TRD_ERR_NO_MEMORY, "out of memory");
+            }
+            tstart = colon + 1;
+            while (tstart < end && isspace((unsigned char)*tstart))
+                tstart++;
+        }
+        if (!parse_type(tstart, (size_t)(end - tstart), p)) {
+            trd_signature_free(&sig);
+            return trd_error_set(TRD_ERR_FORMAT,
+                                 "%s: entry %u '%s' is not a Triton type (expected *<type>, i1, i8, "
+                                 "i16, i32, i64, u8 .. u64, fp16, bf16, fp32, fp64, fp8 types, "
+                                 "nvTmaDesc or constexpr)",
+                                 what, index, shown);
+        }
+        index++;
+        if (*s == ',') {
+            s++;
+            while (isspace((unsigned char)*s))
+                s++;
+            if (!*s) {
+                trd_signature_free(&sig);
+                return trd_error_set(TRD_ERR_FORMAT, "%s ends with ',' (an entry is missing)", what);
+            }
+        }
+    }
+    trd_status_t st = sig_finish(&sig, what);
+    if (st != TRD_OK) {
+        trd_signature_free(&sig);
+        return st;
+    }
+    *out = sig;
+    return TRD_OK;
+}
+
+/* ---------------------------------------------------------------- TTIR */
+
+struct cursor {
+    const char *p;
+    const char *end;
+};
+
+static void skip_space(struct cursor *c)
+{
+    while (c->p < c->end && isspace((unsigned char)*c->p))
+        c->p++;
+}
+
+/* Skips a balanced group that starts at c->p with `open`, honouring strings. */
+static int skip_group(struct cursor *c, char open, char close)
+{
+    int depth = 0;
+    while (c->p < c->end) {
+        char ch = *c->p;
+        if (ch == '"') {
+            c->p++;
+            while (c->p < c->end && *c->p != '"') {
+                if (*c->p == '\\' && c->p + 1 < c->end)
+                    c->p++;
+                c->p++;
+            }
+            if (c->p >= c->end)
+                return 0;
+        } else if (ch == open) {
+            depth++;
+        } else if (ch == close) {
+            depth--;
+            if (depth == 0) {
+                c->p++;
+                return 1;
+            }
+        }
+        c->p++;
+    }
+    return 0;
+}
+
+static int starts(const struct cursor *c, const char *lit)
+{
+    size_t n = strlen(lit);
+    return (size_t)(c->end - c->p) >= n && memcmp(c->p, lit, n) == 0;
+}
+
+static int ir_scalar(const char *t, size_t n, int32_t *type)
+{
+    for (size_t i = 0; i < TRD_ARRAY_SIZE(scalars); i++)
+        if (scalars[i].ir && strlen(scalars[i].ir) == n && memcmp(scalars[i].ir, t, n) == 0) {
+            *type = scalars[i].type;
+            return 1;
+        }
+    return 0;
+}
+
+/* Parses an IR type at c->p into p. */
+static int ir_type(struct cursor *c, struct trd_param *p, char *err, size_t errcap)
+{
+    if (starts(c, "!tt.ptr<")) {
+        c->p += 8;
+        const char *t = c->p;
+        while (c->p < c->end && (is_ident_char(*c->p)))
+            c->p++;
+        int32_t elem;
+        if (!ir_scalar(t, (size_t)(c->p - t), &elem)) {
+            char shown[64];
+            trd_quote(t, (size_t)(c->p - t), shown, sizeof shown);
+            snprintf(err, errcap, "pointer to unsupported element type '%s'", shown);
+            return 0;
+        }
+        /* optional address space: ", 1" */
+        while (c->p < c->end && *c->p != '>' && *c->p != '\n')
+            c->p++;
+        if (c->p >= c->end || *c->p != '>') {
+            snprintf(err, errcap, "unterminated !tt.ptr<...>");
+            return 0;
+        }
+        c->p++;
+        p->type = TRD_T_PTR;
+        p->elem = elem;
+        p->size = 8;
+        p->align = 8;
+        return 1;
+    }
+    const char *t = c->p;
+    while (c->p < c->end && (is_ident_char(*c->p) || *c->p == '.' || *c->p == '!'))
+        c->p++;
+    int32_t type;
+    if (!ir_scalar(t, (size_t)(c->p - t), &type)) {
+        char shown[64];
+        trd_quote(t, TRD_MIN((size_t)(c->end - t), (size_t)40), shown, sizeof shown);
+        snprintf(err, errcap, "unsupported parameter type '%s' (tensor descriptors and other IR types "
+                 "need an explicit signature)", shown);
+        return 0;
+    }
+    p->type = type;
+    p->size = scalar_size(type);
+    p->align = p->size;
+    return 1;
+}
+
+trd_status_t trd_signature_from_ttir(const char *ttir, size_t len, const char *name,
+                                     const char *what, struct trd_signature *out)
+{
+    struct cursor c = {ttir, ttir + len};
+    const char *marker = "tt.func public @";
+    size_t mlen = strlen(marker);
+    const char *found = NULL;
+    for (const char *p = ttir; p + mlen <= c.end; p++) {
+        if (memcmp(p, marker, mlen) != 0)
+            continue;
+        const char *n = p + mlen;
+        const char *ne = n;
+        while (ne < c.end && (is_ident_char(*ne) || *ne == '$' || *ne == '.'))
+            ne++;
+        if (!name || ((size_t)(ne - n) == strlen(name) && memcmp(n, name, (size_t)(ne - n)) == 0)) {
+            found = ne;
+            break;
+        }
+    }
+    if (!found)
+        return trd_error_set(TRD_ERR_FORMAT, "%s: no 'tt.func public @%s' in the Triton IR", what,
+                             name ? name : "<kernel>");
+    c.p = found;
+    skip_space(&c);
+    if (c.p >= c.end || *c.p != '(')
+        return trd_error_set(TRD_ERR_FORMAT, "%s: expected '(' after the kernel name in the Triton IR",
+                             what);
+    c.p++;
+    struct trd_signature sig;
+    memset(&sig, 0, sizeof sig);
+    uint32_t cap = 0;
+    char err[160];
+    skip_space(&c);
+    if (c.p < c.end && *c.p == ')')
+        c.p++;
+    else {
+        for (;;) {
+            skip_space(&c);
+            if (c.p >= c.end || *c.p != '%') {
+                snprintf(err, sizeof err, "expected '%%name: type' for parameter %u", sig.count);
+                goto bad;
+            }
+            c.p++;
+            const char *an = c.p;
+            while (c.p < c.end && is_ident_char(*c.p))
+                c.p++;
+            size_t anlen = (size_t)(c.p - an);
+            skip_space(&c);
+            if (c.p >= c.end || *c.p != ':') {
+                snprintf(err, sizeof err, "expected ':' after parameter %u's name", sig.count);
+                goto bad;
+            }
+            c.p++;
+            skip_space(&c);
+            trd_status_t st = sig_push(&sig, &cap, what);
+            if (st != TRD_OK) {
+                trd_signature_free(&sig);
+                return st;
+            }
+            struct trd_param *p = &sig.params[sig.count - 1];
+            if (!ir_type(&c, p, err, sizeof err))
+                goto bad;
+            /* The SSA name is the Python parameter name unless it is argN. */
+            int generic = anlen > 3 && memcmp(an, "arg", 3) == 0;
+            for (size_t k = 3; generic && k < anlen; k++)
+                generic = isdigit((unsigned char)an[k]);
+            if (anlen > 0 && !generic && !isdigit((unsigned char)an[0])) {
+                p->name = trd_strndup(an, anlen);
+                if (!p->name) {
+                    trd_signature_free(&sig);
+                    return trd_error_set(TRD_ERR_NO_MEMORY, "out of memory");
+                }
+            }
+            skip_space(&c);
+            if (c.p < c.end && *c.p == '{') {
+                if (!skip_group(&c, '{', '}')) {
+                    snprintf(err, sizeof err, "unbalanced '{' in parameter %u's attributes", sig.count - 1);
+                    goto bad;
+                }
+                skip_space(&c);
+            }
+            if (starts(&c, "loc(")) {
+                c.p += 3;
+                if (!p->name && c.p + 2 < c.end && c.p[1] == '"') {
+                    const char *q = c.p + 2;
+                    const char *qe = q;
+                    while (qe < c.end && is_ident_char(*qe))
+                        qe++;
+                    if (qe < c.end && *qe == '"' && qe > q && !(p->name = trd_strndup(q, (size_t)(qe - q)))) {
+                        trd_signature_free(&sig);
+                        return trd_error_set(TRD_ERR_NO_MEMORY, "out of memory");
+                    }
+                }
+                if (!skip_group(&c, '(', ')')) {
+                    snprintf(err, sizeof err, "unbalanced 'loc(' after parameter %u", sig.count - 1);
+                    goto bad;
+                }
+                skip_space(&c);
+            }
+            if (c.p < c.end && *c.p == ',') {
+                c.p++;
+                continue;
+            }
+            if (c.p < c.end && *c.p == ')')
+                break;
+            snprintf(err, sizeof err, "expected ',' or ')' after parameter %u", sig.count - 1);
+            goto bad;
+        }
+    }
+    trd_status_t st = sig_finish(&sig, what);
+    if (st != TRD_OK) {
+        trd_signature_free(&sig);
+        return st;
+    }
+    *out = sig;
+    return TRD_OK;
+bad:
+    trd_signature_free(&sig);
+    return trd_error_set(TRD_ERR_FORMAT, "%s: %s in the Triton IR signature", what, err);
+}

@@ -1,0 +1,408 @@
+/* util.c: strings, files and small helpers. */
+#include "core/util.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/auxv.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "core/internal.h"
+
+void trd_str_init(struct trd_str *s)
+{
+    s->buf = NULL;
+    s->len = 0;
+    s->cap = 0;
+    s->failed = 0;
+}
+
+void trd_str_free(struct trd_str *s)
+{
+    free(s->buf);
+    trd_str_init(s);
+}
+
+static int str_reserve(struct trd_str *s, size_t extra)
+{
+    if (s->failed)
+        return 0;
+    if (s->len + extra + 1 <= s->cap)
+        return 1;
+    size_t cap = s->cap ? s->cap : 64;
+    while (cap < s->len + extra + 1) {
+        if (cap > SIZE_MAX / 2) {
+            s->failed = 1;
+            return 0;
+        }
+        cap *= 2;
+    }
+    char *p = realloc(s->buf, cap);
+    if (!p) {
+        s->failed = 1;
+        return 0;
+    }
+    s->buf = p;
+    s->cap = cap;
+    return 1;
+}
+
+void trd_str_appendn(struct trd_str *s, const char *text, size_t n)
+{
+    if (!str_reserve(s, n))
+        return;
+    memcpy(s->buf + s->len, text, n);
+    s->len += n;
+    s->buf[s->len] = '\0';
+}
+
+void trd_str_append(struct trd_str *s, const char *text)
+{
+    trd_str_appendn(s, text, strlen(text));
+}
+
+void trd_str_appendf(struct trd_str *s, const char *fmt, ...)
+{
+    va_list ap, ap2;
+    va_start(ap, fmt);
+    va_copy(ap2, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    if (n < 0 || !str_reserve(s, (size_t)n)) {
+        if (n < 0)
+            s->failed = 1;
+        va_end(ap2);
+        return;
+    }
+    vsnprintf(s->buf + s->len, (size_t)n + 1, fmt, ap2);
+    va_end(ap2);
+    s->len += (size_t)n;
+}
+
+char *trd_str_take(struct trd_str *s)
+{
+    if (s->failed) {
+        trd_str_free(s);
+        return NULL;
+    }
+    if (!s->buf && !str_reserve(s, 0))
+        return NULL;
+    if (!s->buf)
+        return NULL;
+    char *p = s->buf;
+    trd_str_init(s);
+    return p;
+}
+
+int trd_fmt(char *buf, size_t cap, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(buf, cap, fmt, ap);
+    va_end(ap);
+    return n;
+}
+
+char *trd_strdup(const char *s)
+{
+    return s ? strdup(s) : NULL;
+}
+
+char *trd_strndup(const char *s, size_t n)
+{
+    char *p = malloc(n + 1);
+    if (!p)
+        return NULL;
+    memcpy(p, s, n);
+    p[n] = '\0';
+    return p;
+}
+
+char *trd_asprintf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *p = NULL;
+    int n = vasprintf(&p, fmt, ap);
+    va_end(ap);
+    return n < 0 ? NULL : p;
+}
+
+trd_status_t trd_file_read(const char *path, size_t max, char **data, size_t *size)
+{
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return trd_error_set(errno == ENOENT ? TRD_ERR_NOT_FOUND : TRD_ERR_IO,
+                             "cannot open '%s': %s", path, strerror(errno));
+    struct stat st;
+    if (fstat(fd, &st) != 0) {
+        int e = errno;
+        close(fd);
+        return trd_error_set(TRD_ERR_IO, "cannot stat '%s': %s", path, strerror(e));
+    }
+    if (!S_ISREG(st.st_mode)) {
+        close(fd);
+        return trd_error_set(TRD_ERR_IO, "'%s' is not a regular file", path);
+    }
+    if ((uint64_t)st.st_size > max) {
+        close(fd);
+        return trd_error_set(TRD_ERR_LIMIT, "'%s' is %lld bytes, more than the %zu accepted", path,
+                             (long long)st.st_size, max);
+    }
+    size_t n = (size_t)st.st_size;
+    char *buf = malloc(n + 1);
+    if (!buf) {
+        close(fd);
+        return trd_error_set(TRD_ERR_NO_MEMORY, "out of memory reading '%s' (%zu bytes)", path, n);
+    }
+    size_t got = 0;
+    while (got < n) {
+        ssize_t r = read(fd, buf + got, n - got);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0) {
+            int e = r < 0 ? errno : EIO;
+            free(buf);
+            close(fd);
+            return trd_error_set(TRD_ERR_IO, "cannot read '%s': %s", path,
+                                 r < 0 ? strerror(e) : "file shrank while reading");
+        }
+        got += (size_t)r;
+    }
+    close(fd);
+    buf[n] = '\0';
+    *data = buf;
+    *size = n;
+    return TRD_OK;
+}
+
+trd_status_t trd_file_write_atomic(const char *path, const void *data, size_t size, int mode)
+{
+    char *tmp = trd_asprintf("%s.tmp.%ld", path, (long)getpid());
+    if (!tmp)
+        return trd_error_set(TRD_ERR_NO_MEMORY, "out of memory");
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+    if (fd < 0) {
+        trd_status_t st = trd_error_set(TRD_ERR_IO, "cannot create '%s': %s", tmp, strerror(errno));
+        free(tmp);
+        return st;
+    }
+    const char *p = data;
+    size_t left = size;
+    while (left > 0) {
+        ssize_t w = write(fd, p, left);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            trd_status_t st = trd_error_set(TRD_ERR_IO, "cannot write '%s': %s", tmp,
+                                            w < 0 ? strerror(errno) : "short write");
+            close(fd);
+            unlink(tmp);
+            free(tmp);
+            return st;
+        }
+        p += w;
+        left -= (size_t)w;
+    }
+    if (fsync(fd) != 0 || close(fd) != 0) {
+        trd_status_t st = trd_error_set(TRD_ERR_IO, "cannot write '%s': %s", tmp, strerror(errno));
+        unlink(tmp);
+        free(tmp);
+        return st;
+    }
+    if (rename(tmp, path) != 0) {
+        trd_status_t st =
+            trd_error_set(TRD_ERR_IO, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
+        unlink(tmp);
+        free(tmp);
+        return st;
+    }
+    free(tmp);
+    return TRD_OK;
+}
+
+trd_status_t trd_mkdirs(const char *path, int mode)
+{
+    char *p = trd_strdup(path);
+    if (!p)
+        return trd_error_set(TRD_ERR_NO_MEMORY, "out of memory");
+    for (char *s = p + 1;; s++) {
+        if (*s == '/' || *s == '\0') {
+            char c = *s;
+            *s = '\0';
+            if (mkdir(p, (mode_t)mode) != 0 && errno != EEXIST) {
+                trd_status_t st =
+                    trd_error_set(TRD_ERR_IO, "cannot create directory '%s': %s", p, strerror(errno));
+                free(p);
+                return st;
+            }
+            *s = c;
+            if (c == '\0')
+                break;
+        }
+    }
+    free(p);
+    return TRD_OK;
+}
+
+trd_status_t trd_copy_out(const char *text, char *buf, size_t cap, size_t *len)
+{
+    size_t n = strlen(text);
+    if (!buf || cap < n + 1) {
+        if (len)
+            *len = n;
+        return trd_error_set(TRD_ERR_BUFFER_TOO_SMALL, "buffer of %zu bytes is too small: %zu needed",
+                             cap, n + 1);
+    }
+    memcpy(buf, text, n + 1);
+    if (len)
+        *len = n;
+    return TRD_OK;
+}
+
+trd_status_t trd_struct_check(uint32_t caller_size, size_t min_size, const char *what)
+{
+    if (caller_size < min_size)
+        return trd_error_set(TRD_ERR_VERSION,
+                             "%s.struct_size is %u, smaller than the first version of the struct "
+                             "(%zu bytes): set it to sizeof(%s)",
+                             what, caller_size, min_size, what);
+    return TRD_OK;
+}
+
+void trd_struct_fill(void *dst, const void *src, size_t ours)
+{
+    uint32_t caller = *(const uint32_t *)dst;
+    size_t n = TRD_MIN((size_t)caller, ours);
+    memcpy((char *)dst + sizeof(uint32_t), (const char *)src + sizeof(uint32_t), n - sizeof(uint32_t));
+}
+
+size_t trd_edit_distance(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b);
+    if (la > 64 || lb > 64)
+        return (size_t)-1;
+    size_t row[65];
+    for (size_t j = 0; j <= lb; j++)
+        row[j] = j;
+    for (size_t i = 1; i <= la; i++) {
+        size_t prev = row[0];
+        row[0] = i;
+        for (size_t j = 1; j <= lb; j++) {
+            size_t cur = row[j];
+            size_t cost = a[i - 1] == b[j - 1] ? 0 : 1;
+            size_t v = prev + cost;
+            if (row[j] + 1 < v)
+                v = row[j] + 1;
+            if (row[j - 1] + 1 < v)
+                v = row[j - 1] + 1;
+            row[j] = v;
+            prev = cur;
+        }
+    }
+    return row[lb];
+}
+
+int trd_secure_process(void)
+{
+    return getauxval(AT_SECURE) != 0;
+}
+
+const char *trd_getenv(const char *name)
+{
+    return secure_getenv(name);
+}
+
+int trd_utf8_valid(const char *str, size_t n)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    size_t i = 0;
+    while (i < n) {
+        unsigned c = s[i];
+        if (c == 0)
+            return 0;
+        if (c < 0x80) {
+            i++;
+            continue;
+        }
+        size_t len;
+        unsigned min;
+        if ((c & 0xE0) == 0xC0) {
+            len = 2;
+            min = 0x80;
+            c &= 0x1F;
+        } else if ((c & 0xF0) == 0xE0) {
+            len = 3;
+            min = 0x800;
+            c &= 0x0F;
+        } else if ((c & 0xF8) == 0xF0) {
+            len = 4;
+            min = 0x10000;
+            c &= 0x07;
+        } else {
+            return 0;
+        }
+        if (i + len > n)
+            return 0;
+        for (size_t k = 1; k < len; k++) {
+            if ((s[i + k] & 0xC0) != 0x80)
+                return 0;
+            c = (c << 6) | (s[i + k] & 0x3F);
+        }
+        if (c < min || c > 0x10FFFF || (c >= 0xD800 && c <= 0xDFFF))
+            return 0;
+        i += len;
+    }
+    return 1;
+}
+
+int trd_parse_i64(const char *s, int64_t *out)
+{
+    if (!s || !*s)
+        return 0;
+    char *end;
+    errno = 0;
+    long long v = strtoll(s, &end, 0);
+    if (errno || *end != '\0' || end == s || s[0] == ' ' || s[0] == '\t')
+        return 0;
+    *out = v;
+    return 1;
+}
+
+int trd_parse_u64(const char *s, uint64_t *out)
+{
+    if (!s || !*s || s[0] == '-' || s[0] == ' ')
+        return 0;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno || *end != '\0' || end == s)
+        return 0;
+    *out = v;
+    return 1;
+}
+
+void trd_quote(const char *s, size_t n, char *out, size_t outcap)
+{
+    size_t o = 0;
+    if (outcap == 0)
+        return;
+    for (size_t i = 0; i < n && o + 5 < outcap; i++) {
+        unsigned char c = (unsigned char)s[i];
+        if (c >= 0x20 && c < 0x7f && c != '\\') {
+            out[o++] = (char)c;
+        } else {
+            o += (size_t)snprintf(out + o, outcap - o, "\\x%02x", c);
+        }
+    }
+    if (n > 0 && o + 5 >= outcap && outcap > 4) {
+        o = outcap - 4;
+        memcpy(out + o, "...", 3);
+        o += 3;
+    }
+    out[o] = '\0';
+}

@@ -1,0 +1,133 @@
+/* host.h: the host CPU driver's parts. */
+#ifndef TRD_DRIVER_HOST_H
+#define TRD_DRIVER_HOST_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include <trident/driver.h>
+#include <trident/host_kernel.h>
+
+/* One launch being run by a pool. Lives on the submitter's stack. */
+struct host_job {
+    trd_host_kernel_fn *fn;
+    void *const *args;
+    uint32_t grid[3];
+    uint64_t total;
+    uint64_t grain;
+    char *gscratch;   /* global scratch base, gstride bytes a program */
+    uint64_t gstride;
+    char *pscratch;
+    uint64_t pstride;
+    atomic_uint_fast64_t next;
+    atomic_uint_fast64_t done;
+};
+
+/* A device's worker threads; the submitting thread works too. */
+struct host_pool {
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    pthread_cond_t finished;
+    struct host_job *job;
+    uint64_t generation;
+    uint32_t busy;          /* workers inside the current job */
+    int stop;
+    uint32_t nthreads;
+    pthread_t *threads;
+    pthread_mutex_t submit; /* one job at a time per device */
+    char *scratch;          /* grown under `submit` */
+    uint64_t scratch_cap;
+};
+
+int host_pool_start(struct host_pool *p, uint32_t nthreads);
+void host_pool_stop(struct host_pool *p);
+/* Runs every program of the job; returns when all have returned. Takes
+ * `submit` itself unless the caller holds it (held = 1). */
+void host_pool_run(struct host_pool *p, struct host_job *job);
+
+struct host_driver {
+    uint32_t ndevices;
+    uint32_t threads;       /* per device */
+    char cpu_name[128];
+    char vendor[64];
+    char arch[32];
+    uint64_t memory;
+};
+
+struct host_device {
+    struct host_driver *drv;
+    uint32_t ordinal;
+    struct host_pool pool;
+};
+
+struct host_module {
+    struct host_device *dev;
+    void *dl;
+    trd_host_kernel_fn *fn;
+    uint32_t num_params;
+    int sequential;         /* the debug option */
+    uint64_t grain;
+    uint64_t gs_size, gs_align, ps_size, ps_align;
+};
+
+#define HOST_RING 64
+#define HOST_TASK_BYTES 4096
+#define HOST_TASK_PARAMS 512
+
+enum host_task_kind { TASK_LAUNCH = 1, TASK_COPY, TASK_SET, TASK_EVENT };
+
+struct host_event;
+
+struct host_task {
+    int kind;
+    struct host_module *mod;
+    uint32_t grid[3];
+    uint32_t nparams;
+    void *params[HOST_TASK_PARAMS + TRD_DRIVER_EXTRA_PARAMS];
+    uint8_t storage[HOST_TASK_BYTES];
+    void *dst;
+    const void *src;
+    uint64_t size;
+    uint8_t value;
+    struct host_event *event;
+    void *gscratch, *pscratch;
+};
+
+struct host_stream {
+    struct host_device *dev;
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    struct host_task *ring;   /* HOST_RING slots, allocated at creation */
+    uint64_t head, tail;      /* tail: next to run; head: next free */
+    int running;              /* the executor is inside a task */
+    int stop;
+    pthread_t thread;
+};
+
+struct host_event {
+    struct host_device *dev;
+    pthread_mutex_t lock;
+    pthread_cond_t changed;
+    uint64_t recorded;        /* times recorded */
+    uint64_t completed;       /* times the stream passed it */
+    double stamp_ms;
+};
+
+/* Runs one launch now on the calling thread + the pool. */
+trd_status_t host_execute(struct host_module *m, const uint32_t grid[3], void *const *args, void *gscratch,
+                          void *pscratch);
+
+trd_status_t host_stream_create(void *device, void **stream);
+void host_stream_destroy(void *stream);
+trd_status_t host_stream_sync(void *stream);
+void *host_stream_native(void *stream);
+/* Enqueues a filled task (copied into the ring). */
+trd_status_t host_stream_push(struct host_stream *s, const struct host_task *t);
+trd_status_t host_stream_launch(struct host_stream *s, struct host_module *m, const trd_driver_launch_t *l);
+
+double host_now_ms(void);
+
+const trd_driver_ops_t *trd_host_driver_ops(void);
+
+#endif

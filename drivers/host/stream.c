@@ -1,0 +1,173 @@
+/* stream.c: in-order queues: a ring of preallocated tasks run by one
+ * executor thread per stream, so enqueueing allocates nothing. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "drivers/host/host.h"
+
+double host_now_ms(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
+}
+
+static void run_task(struct host_task *t)
+{
+    switch (t->kind) {
+    case TASK_LAUNCH:
+        host_execute(t->mod, t->grid, t->params, t->gscratch, t->pscratch);
+        break;
+    case TASK_COPY:
+        memmove(t->dst, t->src, (size_t)t->size);
+        break;
+    case TASK_SET:
+        memset(t->dst, t->value, (size_t)t->size);
+        break;
+    case TASK_EVENT: {
+        struct host_event *e = t->event;
+        pthread_mutex_lock(&e->lock);
+        e->stamp_ms = host_now_ms();
+        e->completed++;
+        pthread_cond_broadcast(&e->changed);
+        pthread_mutex_unlock(&e->lock);
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+static void *executor(void *arg)
+{
+    struct host_stream *s = arg;
+    pthread_mutex_lock(&s->lock);
+    for (;;) {
+        while (!s->stop && s->tail == s->head)
+            pthread_cond_wait(&s->changed, &s->lock);
+        if (s->tail == s->head && s->stop)
+            break;
+        struct host_task *t = &s->ring[s->tail % HOST_RING];
+        s->running = 1;
+        pthread_mutex_unlock(&s->lock);
+        run_task(t);
+        pthread_mutex_lock(&s->lock);
+        s->running = 0;
+        s->tail++;
+        pthread_cond_broadcast(&s->changed);
+    }
+    pthread_mutex_unlock(&s->lock);
+    return NULL;
+}
+
+trd_status_t host_stream_create(void *device, void **out)
+{
+    struct host_stream *s = calloc(1, sizeof *s);
+    if (!s)
+        return trd_driver_error(TRD_ERR_NO_MEMORY, "out of memory");
+    s->ring = calloc(HOST_RING, sizeof *s->ring);
+    if (!s->ring) {
+        free(s);
+        return trd_driver_error(TRD_ERR_NO_MEMORY, "out of memory for a host stream");
+    }
+    s->dev = device;
+    pthread_mutex_init(&s->lock, NULL);
+    pthread_cond_init(&s->changed, NULL);
+    if (pthread_create(&s->thread, NULL, executor, s) != 0) {
+        pthread_cond_destroy(&s->changed);
+        pthread_mutex_destroy(&s->lock);
+        free(s->ring);
+        free(s);
+        return trd_driver_error(TRD_ERR_DEVICE, "cannot start a host stream's thread");
+    }
+    *out = s;
+    return TRD_OK;
+}
+
+void host_stream_destroy(void *stream)
+{
+    struct host_stream *s = stream;
+    if (!s)
+        return;
+    pthread_mutex_lock(&s->lock);
+    s->stop = 1; /* the executor drains what is queued first */
+    pthread_cond_broadcast(&s->changed);
+    pthread_mutex_unlock(&s->lock);
+    pthread_join(s->thread, NULL);
+    pthread_cond_destroy(&s->changed);
+    pthread_mutex_destroy(&s->lock);
+    free(s->ring);
+    free(s);
+}
+
+trd_status_t host_stream_sync(void *stream)
+{
+    struct host_stream *s = stream;
+    pthread_mutex_lock(&s->lock);
+    while (s->tail != s->head)
+        pthread_cond_wait(&s->changed, &s->lock);
+    pthread_mutex_unlock(&s->lock);
+    return TRD_OK;
+}
+
+void *host_stream_native(void *stream)
+{
+    return stream;
+}
+
+/* Reserves the next slot (waiting while the ring is full) and fills it. */
+static struct host_task *reserve(struct host_stream *s)
+{
+    pthread_mutex_lock(&s->lock);
+    while (s->head - s->tail >= HOST_RING)
+        pthread_cond_wait(&s->changed, &s->lock);
+    return &s->ring[s->head % HOST_RING];
+}
+
+static void commit(struct host_stream *s)
+{
+    s->head++;
+    pthread_cond_broadcast(&s->changed);
+    pthread_mutex_unlock(&s->lock);
+}
+
+trd_status_t host_stream_push(struct host_stream *s, const struct host_task *t)
+{
+    struct host_task *slot = reserve(s);
+    slot->kind = t->kind;
+    slot->dst = t->dst;
+    slot->src = t->src;
+    slot->size = t->size;
+    slot->value = t->value;
+    slot->event = t->event;
+    commit(s);
+    return TRD_OK;
+}
+
+trd_status_t host_stream_launch(struct host_stream *s, struct host_module *m, const trd_driver_launch_t *l)
+{
+    uint64_t bytes = 0;
+    for (uint32_t i = 0; i < l->num_params; i++)
+        bytes += (l->param_sizes[i] + 7u) & ~7u;
+    if (l->num_params > HOST_TASK_PARAMS || bytes > HOST_TASK_BYTES) {
+        /* too large for a ring slot: run it in order, synchronously */
+        host_stream_sync(s);
+        return host_execute(m, l->grid, l->params, l->global_scratch, l->profile_scratch);
+    }
+    struct host_task *t = reserve(s);
+    t->kind = TASK_LAUNCH;
+    t->mod = m;
+    memcpy(t->grid, l->grid, sizeof t->grid);
+    t->nparams = l->num_params;
+    uint64_t off = 0;
+    for (uint32_t i = 0; i < l->num_params; i++) {
+        memcpy(t->storage + off, l->params[i], l->param_sizes[i]);
+        t->params[i] = t->storage + off;
+        off += (l->param_sizes[i] + 7u) & ~7u;
+    }
+    t->gscratch = l->global_scratch;
+    t->pscratch = l->profile_scratch;
+    commit(s);
+    return TRD_OK;
+}

@@ -1,0 +1,314 @@
+/* cmd_options.c: `trident options` and `trident config`. */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/cli.h"
+
+static const char *type_name(int32_t t)
+{
+    switch (t) {
+    case TRD_OPT_BOOL: return "bool";
+    case TRD_OPT_INT: return "int";
+    case TRD_OPT_OPT_INT: return "optional int";
+    case TRD_OPT_STRING: return "string";
+    case TRD_OPT_OPT_STRING: return "optional string";
+    case TRD_OPT_ENUM: return "enum";
+    case TRD_OPT_STRING_LIST: return "string list";
+    case TRD_OPT_PATH_MAP: return "name=path map";
+    case TRD_OPT_INT_TRIPLE: return "int triple";
+    case TRD_OPT_OPT_BOOL: return "optional bool";
+    default: return "?";
+    }
+}
+
+static const char *stage_name(int32_t s)
+{
+    switch (s) {
+    case TRD_STAGE_COMPILE: return "compile";
+    case TRD_STAGE_LOAD: return "load";
+    case TRD_STAGE_LAUNCH: return "launch";
+    case TRD_STAGE_RUNTIME: return "runtime";
+    default: return "?";
+    }
+}
+
+/* "3.6.0" -> comparable number, -1 when malformed. */
+static int release(const char *s)
+{
+    int a = 0, b = 0, c = 0;
+    char tail;
+    int n = sscanf(s, "%d.%d.%d%c", &a, &b, &c, &tail);
+    if (n < 2 || n > 3 || a < 0 || b < 0 || c < 0 || a > 99 || b > 99 || c > 99)
+        return -1;
+    return a * 10000 + b * 100 + c;
+}
+
+static int in_release(const trd_option_info_t *i, int rel)
+{
+    if (rel < 0)
+        return 1;
+    if (i->triton_since && release(i->triton_since) > rel)
+        return 0;
+    if (i->triton_until) {
+        int u = release(i->triton_until);
+        if (strchr(i->triton_until, '.') == strrchr(i->triton_until, '.'))
+            u += 99;
+        if (u < rel)
+            return 0;
+    }
+    return 1;
+}
+
+static const char *section_of(const char *backend)
+{
+    static char buf[64];
+    if (strcmp(backend, "runtime") == 0)
+        return "runtime";
+    if (strcmp(backend, "driver") == 0)
+        return "driver.host";
+    snprintf(buf, sizeof buf, "backend.%s", backend);
+    return buf;
+}
+
+int cmd_options(int argc, char **argv)
+{
+    static const struct option longs[] = {{"json", no_argument, NULL, 'j'}, {"triton", required_argument, NULL, 't'},
+                                          {"help", no_argument, NULL, 'h'}, {0, 0, 0, 0}};
+    optind = 1;
+    opterr = 0;
+    int json = 0, c;
+    const char *triton = NULL;
+    while ((c = getopt_long(argc, argv, "jt:h", longs, NULL)) != -1) {
+        switch (c) {
+        case 'j': json = 1; break;
+        case 't': triton = optarg; break;
+        case 'h':
+            fputs("usage: trident options [BACKEND] [--json] [--triton VERSION]\n\n"
+                  "Every option of a backend (cuda, hip, xpu, host) or of the runtime and drivers (runtime,\n"
+                  "driver): type, default, the stage where it takes effect, the releases that have it, and its\n"
+                  "doc. The plain output is a valid trident.ini, so that\n"
+                  "  trident options cuda > my.ini && trident config check my.ini\n"
+                  "succeeds. --triton VERSION lists the fields of that release (e.g. 3.5 has cluster_dims).\n"
+                  "--json prints an array of objects with the keys name, backend, type, default, stage, doc,\n"
+                  "derived, values, since, until, env.\n",
+                  stdout);
+            return CLI_OK;
+        default:
+            return cli_usage("options", "unknown option '%s'", argv[optind - 1]);
+        }
+    }
+    if (argc - optind > 1)
+        return cli_usage("options", "expected at most one backend, got '%s' and '%s'", argv[optind], argv[optind + 1]);
+    int rel = -1;
+    if (triton && (rel = release(triton)) < 0)
+        return cli_usage("options", "--triton '%s' is not a release such as 3.6 or 3.5.1", triton);
+    const char *only = optind < argc ? argv[optind] : NULL;
+    uint32_t nb = 0;
+    trd_backend_count(&nb);
+    if (only) {
+        uint32_t count;
+        if (trd_option_count(only, &count) != TRD_OK)
+            return cli_usage("options", "%s", trd_error_message());
+    }
+    json_t *arr = json ? json_array() : NULL;
+    for (uint32_t b = 0; b < nb; b++) {
+        const char *backend;
+        trd_backend_name(b, &backend);
+        if (only && strcmp(only, backend) != 0 && !(strcmp(only, "intel") == 0 && strcmp(backend, "xpu") == 0))
+            continue;
+        uint32_t n = 0;
+        trd_option_count(backend, &n);
+        if (!json)
+            printf("%s[%s]\n", b && !only ? "\n" : "", section_of(backend));
+        for (uint32_t i = 0; i < n; i++) {
+            trd_option_info_t info = {.struct_size = sizeof info};
+            trd_option_info(backend, i, &info);
+            int32_t current = 0;
+            trd_option_exists(backend, info.name, NULL, &current);
+            int shown = rel < 0 ? (current || (info.flags & TRD_OPTION_NOT_FIELD)) : in_release(&info, rel);
+            if (!shown)
+                continue;
+            if (json) {
+                json_array_append_new(
+                    arr, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:b}", "name", info.name,
+                                   "backend", backend, "type", info.type_name, "kind", type_name(info.type), "default",
+                                   info.default_value, "stage", stage_name(info.stage), "doc", info.doc, "derived",
+                                   info.derived ? json_string(info.derived) : json_null(), "values",
+                                   info.values ? json_string(info.values) : json_null(), "since",
+                                   info.triton_since ? json_string(info.triton_since) : json_null(), "until",
+                                   info.triton_until ? json_string(info.triton_until) : json_null(), "env",
+                                   info.env ? json_string(info.env) : json_null(), "triton_field",
+                                   !(info.flags & TRD_OPTION_NOT_FIELD)));
+                continue;
+            }
+            printf("# %s (%s, %s stage)", info.name, info.type_name, stage_name(info.stage));
+            if (info.triton_since || info.triton_until)
+                printf(", releases %s .. %s", info.triton_since ? info.triton_since : "?",
+                       info.triton_until ? info.triton_until : "current");
+            printf("\n# %s\n", info.doc);
+            if (info.values)
+                printf("# accepted: %s\n", info.values);
+            if (info.derived)
+                printf("# default derived from the target: %s\n", info.derived);
+            if (info.env)
+                printf("# environment: %s\n", info.env);
+            printf("%s = %s\n", info.name, info.default_value);
+        }
+    }
+    return json ? cli_print_json(arr) : CLI_OK;
+}
+
+/* ------------------------------------------------------------ config */
+
+struct check_ctx {
+    const char *path;
+    uint32_t errors, warnings;
+};
+
+static void print_diag(void *user, int32_t level, const char *file, uint32_t line, const char *message)
+{
+    struct check_ctx *c = user;
+    const char *f = file ? file : "environment";
+    if (level == TRD_LOG_ERROR)
+        c->errors++;
+    else
+        c->warnings++;
+    if (line)
+        fprintf(stderr, "%s:%u: %s%s\n", f, line, level == TRD_LOG_ERROR ? "" : "warning: ", message);
+    else
+        fprintf(stderr, "%s: %s%s\n", f, level == TRD_LOG_ERROR ? "" : "warning: ", message);
+}
+
+static int config_check(int argc, char **argv)
+{
+    static const struct option longs[] = {{"strict", no_argument, NULL, 's'}, {"help", no_argument, NULL, 'h'},
+                                          {0, 0, 0, 0}};
+    optind = 1;
+    opterr = 0;
+    int c, strict = 0;
+    while ((c = getopt_long(argc, argv, "sh", longs, NULL)) != -1) {
+        if (c == 's')
+            strict = 1;
+        else if (c == 'h') {
+            fputs("usage: trident config check [--strict] FILE\n\n"
+                  "Checks every section, key and value of FILE against the option tables. Exit 0 when\n"
+                  "valid; exit 1 with FILE:LINE: message lines otherwise. Unknown keys are warnings\n"
+                  "(errors with --strict).\n",
+                  stdout);
+            return CLI_OK;
+        } else
+            return cli_usage("config check", "unknown option '%s'", argv[optind - 1]);
+    }
+    if (argc - optind != 1)
+        return cli_usage("config check", "expected one FILE");
+    struct check_ctx ctx = {.path = argv[optind]};
+    uint32_t errors = 0;
+    trd_status_t st =
+        trd_config_check_file(argv[optind], strict ? TRD_CONFIG_STRICT : 0, print_diag, &ctx, &errors);
+    if (st != TRD_OK && st != TRD_ERR_FORMAT) {
+        fprintf(stderr, "%s: %s\n", argv[optind], trd_error_message());
+        return CLI_FAIL;
+    }
+    if (errors) {
+        fprintf(stderr, "%s: %u error%s\n", argv[optind], errors, errors == 1 ? "" : "s");
+        return CLI_FAIL;
+    }
+    printf("%s: valid%s\n", argv[optind], ctx.warnings ? " (with warnings)" : "");
+    return CLI_OK;
+}
+
+static json_t *entry_json(const char *section, const char *key, const char *value, const char *origin)
+{
+    return json_pack("{s:s, s:s, s:s, s:s}", "section", section, "key", key, "value", value, "origin", origin);
+}
+
+static int config_show(int argc, char **argv)
+{
+    static const struct option longs[] = {{"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'},
+                                          {0, 0, 0, 0}};
+    optind = 1;
+    opterr = 0;
+    int c, json = 0;
+    while ((c = getopt_long(argc, argv, "jh", longs, NULL)) != -1) {
+        if (c == 'j')
+            json = 1;
+        else if (c == 'h') {
+            fputs("usage: trident config show [--json]\n\n"
+                  "The effective configuration: every runtime setting and backend option with its value and\n"
+                  "where it came from (default, FILE:LINE, env NAME, api), then the [driver.*] and [device]\n"
+                  "entries that are set. Sources, later overriding earlier: the system file, the user file,\n"
+                  "$TRIDENT_CONFIG, TRIDENT_* environment variables.\n",
+                  stdout);
+            return CLI_OK;
+        } else
+            return cli_usage("config show", "unknown option '%s'", argv[optind - 1]);
+    }
+    if (optind < argc)
+        return cli_usage("config show", "unexpected argument '%s'", argv[optind]);
+    trd_config_t *cfg;
+    if (trd_config_create(0, &cfg) != TRD_OK)
+        return cli_fail("config show");
+    struct check_ctx ctx = {0};
+    trd_config_set_diag(cfg, print_diag, &ctx);
+    trd_config_load_defaults(cfg);
+    json_t *arr = json ? json_array() : NULL;
+    static const char *const backends[] = {"runtime", "cuda", "hip", "xpu", "host"};
+    for (size_t b = 0; b < sizeof backends / sizeof backends[0]; b++) {
+        const char *section = section_of(backends[b]);
+        if (!json)
+            printf("%s[%s]\n", b ? "\n" : "", section);
+        uint32_t n = 0;
+        trd_option_count(backends[b], &n);
+        for (uint32_t i = 0; i < n; i++) {
+            trd_option_info_t info = {.struct_size = sizeof info};
+            trd_option_info(backends[b], i, &info);
+            int32_t current = 0;
+            trd_option_exists(backends[b], info.name, NULL, &current);
+            if (!current && !(info.flags & TRD_OPTION_NOT_FIELD))
+                continue;
+            const char *value = info.default_value, *origin = "default";
+            trd_config_get(cfg, section, info.name, &value, &origin);
+            if (json)
+                json_array_append_new(arr, entry_json(section, info.name, value, origin));
+            else
+                printf("%s = %s  ; %s\n", info.name, value, origin);
+        }
+    }
+    uint32_t ne = 0;
+    trd_config_entry_count(cfg, &ne);
+    const char *last = NULL;
+    for (uint32_t i = 0; i < ne; i++) {
+        trd_config_entry_t e = {.struct_size = sizeof e};
+        trd_config_entry_get(cfg, i, &e);
+        if (strncmp(e.section, "driver.", 7) != 0 && strncmp(e.section, "device", 6) != 0)
+            continue;
+        if (json) {
+            json_array_append_new(arr, entry_json(e.section, e.key, e.value, e.origin));
+            continue;
+        }
+        if (!last || strcmp(last, e.section) != 0)
+            printf("\n[%s]\n", e.section);
+        last = e.section;
+        printf("%s = %s  ; %s\n", e.key, e.value, e.origin);
+    }
+    trd_config_destroy(cfg);
+    int rc = json ? cli_print_json(arr) : CLI_OK;
+    return ctx.errors ? CLI_FAIL : rc;
+}
+
+int cmd_config(int argc, char **argv)
+{
+    if (argc < 2 || strcmp(argv[1], "--help") == 0 || strcmp(argv[1], "-h") == 0) {
+        fputs("usage: trident config show [--json]\n"
+              "       trident config check [--strict] FILE\n",
+              argc < 2 ? stderr : stdout);
+        return argc < 2 ? CLI_USAGE : CLI_OK;
+    }
+    if (strcmp(argv[1], "show") == 0)
+        return config_show(argc - 1, argv + 1);
+    if (strcmp(argv[1], "check") == 0)
+        return config_check(argc - 1, argv + 1);
+    return cli_usage("config", "'%s' is not show or check", argv[1]);
+}

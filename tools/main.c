@@ -1,0 +1,129 @@
+/* main.c: the trident command line. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/cli.h"
+
+static const struct {
+    const char *name;
+    int (*fn)(int, char **);
+    const char *summary;
+} commands[] = {
+    {"devices", cmd_devices, "list devices (URI, driver, name, arch, memory, compute units, warp size, PCI id)"},
+    {"drivers", cmd_drivers, "list driver modules found, with their status and why"},
+    {"run", cmd_run, "load a kernel and launch it on a device"},
+    {"info", cmd_info, "show a kernel's name, signature and targets"},
+    {"bundle", cmd_bundle, "pack kernel images for several targets into one bundle file"},
+    {"options", cmd_options, "list backend options (the output is a valid trident.ini)"},
+    {"config", cmd_config, "show the effective configuration, or check a file"},
+};
+
+static void usage(FILE *f)
+{
+    fprintf(f, "usage: trident [--version] [--help] <command> [<args>]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        fprintf(f, "  %-9s %s\n", commands[i].name, commands[i].summary);
+    fprintf(f, "\n'trident <command> --help' describes a command.\n"
+               "Exit status: 0 success, 1 failure, 2 usage error.\n");
+}
+
+int cli_usage(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "trident %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\n(see 'trident %s --help')\n", cmd);
+    va_end(ap);
+    return CLI_USAGE;
+}
+
+int cli_fail(const char *what, ...)
+{
+    va_list ap;
+    va_start(ap, what);
+    fprintf(stderr, "trident: ");
+    vfprintf(stderr, what, ap);
+    va_end(ap);
+    const char *msg = trd_error_message();
+    fprintf(stderr, "%s%s\n", *msg ? ": " : "", msg);
+    return CLI_FAIL;
+}
+
+int cli_print_json(json_t *value)
+{
+    if (!value) {
+        fprintf(stderr, "trident: out of memory building JSON\n");
+        return CLI_FAIL;
+    }
+    char *text = json_dumps(value, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_decref(value);
+    if (!text) {
+        fprintf(stderr, "trident: out of memory building JSON\n");
+        return CLI_FAIL;
+    }
+    puts(text);
+    free(text);
+    return CLI_OK;
+}
+
+trd_runtime_t *cli_runtime(void)
+{
+    trd_runtime_t *rt = NULL;
+    if (trd_runtime_create(NULL, &rt) != TRD_OK) {
+        cli_fail("cannot start the runtime");
+        return NULL;
+    }
+    return rt;
+}
+
+void cli_bytes(uint64_t n, char *buf, size_t cap)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    double v = (double)n;
+    size_t u = 0;
+    while (v >= 1024.0 && u + 1 < sizeof units / sizeof units[0]) {
+        v /= 1024.0;
+        u++;
+    }
+    snprintf(buf, cap, u ? "%.1f %s" : "%.0f %s", v, units[u]);
+}
+
+int cli_parse_u64(const char *s, uint64_t *out)
+{
+    if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+        return 0;
+    char *end;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 0);
+    if (errno || *end)
+        return 0;
+    *out = v;
+    return 1;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return CLI_USAGE;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "version") == 0) {
+        printf("trident %s (ABI %u)\n", trd_version_string(), trd_abi_version());
+        return CLI_OK;
+    }
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+        usage(stdout);
+        return CLI_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        if (strcmp(cmd, commands[i].name) == 0)
+            return commands[i].fn(argc - 1, argv + 1);
+    fprintf(stderr, "trident: '%s' is not a command\n\n", cmd);
+    usage(stderr);
+    return CLI_USAGE;
+}
