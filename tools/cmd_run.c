@@ -414,50 +414,90 @@ int cmd_run(int argc, char **argv)
         {"option", required_argument, NULL, 'o'}, {"repeat", required_argument, NULL, 'r'},
         {"print", required_argument, NULL, 'p'}, {"dump", required_argument, NULL, 'D'},
         {"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {0, 0, 0, 0}};
-    optind = 1;
-    opterr = 0;
     const char *device = NULL, *signature = NULL, *name = NULL, *dump = NULL;
     const char *opts[MAX_OPTIONS];
     uint32_t nopts = 0, grid[3] = {1, 1, 1};
     uint64_t repeat = 1, print = 0;
-    int json = 0, c;
-    /* "+" stops at the first non-option so that negative scalars stay arguments */
-    while ((c = getopt_long(argc, argv, "+d:g:s:n:o:r:p:jh", longs, NULL)) != -1) {
-        switch (c) {
-        case 'd': device = optarg; break;
-        case 'g':
-            if (!parse_grid(optarg, grid))
-                return cli_usage("run", "--grid '%s' is not X[,Y[,Z]] with integers", optarg);
+    int json = 0;
+    /* Options may come before or after KERNEL; "-5" and "-.5" are scalars, not options. */
+    const char *pos[MAX_ARGS + 1];
+    int npos = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        int is_number = a[0] == '-' && ((a[1] >= '0' && a[1] <= '9') || a[1] == '.' || strncmp(a + 1, "inf", 3) == 0 ||
+                                        strncmp(a + 1, "nan", 3) == 0);
+        if (strcmp(a, "--") == 0) {
+            for (i++; i < argc; i++) {
+                if (npos > MAX_ARGS)
+                    return cli_usage("run", "at most %d arguments", MAX_ARGS);
+                pos[npos++] = argv[i];
+            }
             break;
-        case 's': signature = optarg; break;
-        case 'n': name = optarg; break;
+        }
+        if (a[0] != '-' || a[1] == '\0' || is_number) {
+            if (npos > MAX_ARGS)
+                return cli_usage("run", "at most %d arguments", MAX_ARGS);
+            pos[npos++] = a;
+            continue;
+        }
+        const struct option *o = NULL;
+        const char *val = NULL;
+        if (a[1] == '-') {
+            const char *eq = strchr(a + 2, '=');
+            size_t n = eq ? (size_t)(eq - a - 2) : strlen(a + 2);
+            for (const struct option *l = longs; l->name; l++)
+                if (strlen(l->name) == n && strncmp(l->name, a + 2, n) == 0)
+                    o = l;
+            if (eq)
+                val = eq + 1;
+        } else if (a[2] == '\0') {
+            for (const struct option *l = longs; l->name; l++)
+                if (l->val == a[1])
+                    o = l;
+        }
+        if (!o)
+            return cli_usage("run", "unknown option '%s'", a);
+        if (o->has_arg == required_argument && !val) {
+            if (i + 1 >= argc)
+                return cli_usage("run", "option '%s' needs a value", a);
+            val = argv[++i];
+        } else if (o->has_arg == no_argument && val) {
+            return cli_usage("run", "option '--%s' takes no value", o->name);
+        }
+        switch (o->val) {
+        case 'd': device = val; break;
+        case 'g':
+            if (!parse_grid(val, grid))
+                return cli_usage("run", "--grid '%s' is not X[,Y[,Z]] with integers", val);
+            break;
+        case 's': signature = val; break;
+        case 'n': name = val; break;
         case 'o':
             if (nopts == MAX_OPTIONS)
                 return cli_usage("run", "at most %d --option", MAX_OPTIONS);
-            if (!strchr(optarg, '='))
-                return cli_usage("run", "--option '%s' is not NAME=VALUE", optarg);
-            opts[nopts++] = optarg;
+            if (!strchr(val, '='))
+                return cli_usage("run", "--option '%s' is not NAME=VALUE", val);
+            opts[nopts++] = val;
             break;
         case 'r':
-            if (!cli_parse_u64(optarg, &repeat) || repeat == 0 || repeat > 1000000)
-                return cli_usage("run", "--repeat '%s' is not 1 .. 1000000", optarg);
+            if (!cli_parse_u64(val, &repeat) || repeat == 0 || repeat > 1000000)
+                return cli_usage("run", "--repeat '%s' is not 1 .. 1000000", val);
             break;
         case 'p':
-            if (!cli_parse_u64(optarg, &print))
-                return cli_usage("run", "--print '%s' is not a count", optarg);
+            if (!cli_parse_u64(val, &print))
+                return cli_usage("run", "--print '%s' is not a count", val);
             break;
-        case 'D': dump = optarg; break;
+        case 'D': dump = val; break;
         case 'j': json = 1; break;
         case 'h': fputs(run_help, stdout); return CLI_OK;
-        default: return cli_usage("run", "unknown option '%s'", argv[optind - 1]);
+        default: break;
         }
     }
-    if (optind >= argc)
+    if (npos == 0)
         return cli_usage("run", "no KERNEL given");
-    const char *path = argv[optind++];
-    int nargs = argc - optind;
-    if (nargs > MAX_ARGS)
-        return cli_usage("run", "at most %d arguments", MAX_ARGS);
+    const char *path = pos[0];
+    int nargs = npos - 1;
+    const char *const *argp = pos + 1;
 
     trd_runtime_t *rt = cli_runtime();
     if (!rt)
@@ -518,7 +558,7 @@ int cmd_run(int argc, char **argv)
         goto done;
     }
     for (int i = 0; i < nargs; i++) {
-        const char *a = argv[optind + i];
+        const char *a = argp[i];
         if (types[i].pointer) {
             if (strcmp(a, "null") == 0) {
                 args[i] = trd_arg_ptr(NULL);

@@ -47,7 +47,8 @@ typedef void trd_host_kernel_fn(void *const *args, const trd_host_program_t *pro
 #define TRD_HOST_KERNEL_EXPORT
 #endif
 
-#define TRD_HOST_KERNEL(name) \
+#define TRD_HOST_KERNEL(name)                                                                \
+    TRD_HOST_KERNEL_EXPORT void name(void *const *args, const trd_host_program_t *program); \
     TRD_HOST_KERNEL_EXPORT void name(void *const *args, const trd_host_program_t *program)
 
 /* The i-th argument's value as type T. */

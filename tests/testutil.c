@@ -1,0 +1,109 @@
+/* testutil.c: see testutil.h. */
+#include "tests/testutil.h"
+
+#include <stdarg.h>
+
+const char *tu_builddir(void)
+{
+    const char *d = getenv("TRD_BUILDDIR");
+    return d ? d : ".";
+}
+
+const char *tu_srcdir(void)
+{
+    const char *d = getenv("TRD_SRCDIR");
+    return d ? d : ".";
+}
+
+const char *tu_path(const char *fmt, ...)
+{
+    static char bufs[8][4096];
+    static unsigned next;
+    char *b = bufs[next++ % 8];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(b, 4096, fmt, ap);
+    va_end(ap);
+    return b;
+}
+
+const char *tu_host_kernel(const char *name)
+{
+    return tu_path("%s/examples/host/.libs/%s.so", tu_builddir(), name);
+}
+
+const char *tu_fixture(const char *backend, const char *variant)
+{
+    return tu_path("%s/tests/fixtures/triton/%s/%s", tu_srcdir(), backend, variant);
+}
+
+const char *tu_test_driver(const char *name)
+{
+    return tu_path("%s/tests/drivers/.libs/%s.so", tu_builddir(), name);
+}
+
+trd_config_t *tu_config(const char *ini)
+{
+    trd_config_t *c = NULL;
+    TU_OK(trd_config_create(0, &c));
+    if (ini)
+        TU_OK(trd_config_load_string(c, ini, "test.ini"));
+    return c;
+}
+
+static trd_config_t *configs[64];
+static unsigned nconfigs;
+
+trd_runtime_t *tu_runtime(const char *driver_path, const char *ini)
+{
+    trd_config_t *c = tu_config(ini);
+    if (nconfigs < 64)
+        configs[nconfigs++] = c; /* kept for the process: the runtime borrows it */
+    trd_runtime_desc_t d = {.struct_size = sizeof d, .config = c};
+    if (driver_path) {
+        d.driver_path = driver_path;
+        d.flags = TRD_RUNTIME_NO_DEFAULT_DRIVERS;
+    }
+    trd_runtime_t *rt = NULL;
+    TU_OK(trd_runtime_create(&d, &rt));
+    return rt;
+}
+
+uint64_t tu_rand(uint64_t *s)
+{
+    uint64_t x = *s ? *s : 0x9e3779b97f4a7c15ull;
+    x ^= x >> 12;
+    x ^= x << 25;
+    x ^= x >> 27;
+    *s = x;
+    return x * 0x2545f4914f6cdd1dull;
+}
+
+void tu_fill_f32(float *a, size_t n, uint64_t seed)
+{
+    uint64_t s = seed * 0x9e3779b97f4a7c15ull + 1;
+    for (size_t i = 0; i < n; i++)
+        a[i] = (float)((double)(tu_rand(&s) >> 11) / 9007199254740992.0 * 2.0 - 1.0);
+}
+
+void tu_fill_i32(int32_t *a, size_t n, uint64_t seed)
+{
+    uint64_t s = seed * 0x9e3779b97f4a7c15ull + 1;
+    for (size_t i = 0; i < n; i++)
+        a[i] = (int32_t)(tu_rand(&s) % 2001) - 1000;
+}
+
+int tu_run(Suite *s)
+{
+    SRunner *r = srunner_create(s);
+    srunner_run_all(r, CK_NORMAL);
+    int failed = srunner_ntests_failed(r);
+    srunner_free(r);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+void tu_skip(const char *what, const char *why)
+{
+    printf("SKIP: %s: %s\n", what, why);
+    fflush(stdout);
+}

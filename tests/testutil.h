@@ -1,0 +1,57 @@
+/* testutil.h: helpers the Check test programs share. */
+#ifndef TRD_TESTS_TESTUTIL_H
+#define TRD_TESTS_TESTUTIL_H
+
+#include <check.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <trident/trident.h>
+
+/* The build and source trees (set by the test environment). */
+const char *tu_builddir(void);
+const char *tu_srcdir(void);
+/* A path built with printf syntax; the result lives until the next 8 calls. */
+const char *tu_path(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The built host kernel examples/host/<name>.so. */
+const char *tu_host_kernel(const char *name);
+/* A Triton fixture directory: tests/fixtures/triton/<backend>/<variant>. */
+const char *tu_fixture(const char *backend, const char *variant);
+/* A test driver module: tests/drivers/.libs/<name>.so. */
+const char *tu_test_driver(const char *name);
+
+/* A runtime that reads no files or environment: only `ini` (may be NULL) as
+ * configuration and only the modules in driver_path (NULL: the build tree's). */
+trd_runtime_t *tu_runtime(const char *driver_path, const char *ini);
+/* Its configuration, to check origins. */
+trd_config_t *tu_config(const char *ini);
+
+/* Deterministic random numbers (xorshift64*), never all zeros. */
+uint64_t tu_rand(uint64_t *state);
+void tu_fill_f32(float *a, size_t n, uint64_t seed);   /* uniform in [-1, 1) */
+void tu_fill_i32(int32_t *a, size_t n, uint64_t seed); /* uniform in [-1000, 1000] */
+
+/* Asserts a trident call succeeded, printing its message otherwise. */
+#define TU_OK(call)                                                                                  \
+    do {                                                                                             \
+        trd_status_t tu_st_ = (call);                                                                \
+        ck_assert_msg(tu_st_ == TRD_OK, "%s -> %s: %s", #call, trd_status_name(tu_st_), trd_error_message()); \
+    } while (0)
+/* Asserts a call failed with `status` and that its message contains `needle`. */
+#define TU_FAILS(call, status, needle)                                                               \
+    do {                                                                                             \
+        trd_status_t tu_st_ = (call);                                                                \
+        ck_assert_msg(tu_st_ == (status), "%s -> %s (expected %s): %s", #call, trd_status_name(tu_st_), \
+                      trd_status_name(status), trd_error_message());                                 \
+        ck_assert_msg(strstr(trd_error_message(), (needle)) != NULL, "%s: message '%s' lacks '%s'", #call, \
+                      trd_error_message(), (needle));                                                \
+    } while (0)
+
+/* Runs the suite; CK_FORK etc. as Check reads them. Returns the exit status. */
+int tu_run(Suite *s);
+/* Prints a visible skip line (GPU tests without a GPU). */
+void tu_skip(const char *what, const char *why);
+
+#endif
