@@ -410,6 +410,7 @@ static trd_status_t load_for(trd_kernel_t *k, trd_device_t *dev, struct trd_load
         .options = opts,
         .cache_dir = dev->rt->cache_dir,
         .image_hash = t->sha256,
+        .metadata = t->meta.json,
     };
     struct trd_loaded *l = calloc(1, sizeof *l);
     if (!l) {

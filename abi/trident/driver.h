@@ -76,6 +76,8 @@ typedef struct trd_driver_module_desc {
     const trd_options_t *options;   /* load-stage options; never NULL */
     const char *cache_dir;   /* private directory for JIT results, or NULL (disabled) */
     const uint8_t *image_hash;      /* SHA-256 of the image (32 bytes) */
+    const char *metadata;    /* the image's Triton metadata JSON (backend-specific keys such as
+                                Intel's build_flags), canonical text */
 } trd_driver_module_desc_t;
 
 typedef struct trd_driver_launch {
