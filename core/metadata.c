@@ -86,8 +86,8 @@ static char *arch_text(const json_t *arch, const char *backend)
     if (json_is_string(arch)) {
         const char *s = json_string_value(arch);
         size_t n = strlen(s);
-        if (n == 0 || n > 64 || !trd_utf8_valid(s, n))
-            return NULL;
+        if (n > 64 || !trd_utf8_valid(s, n))
+            return NULL; /* "" is a generic target (host kernels) */
         /* "gfx90a:sramecc+:xnack-" names features after the arch */
         const char *colon = strchr(s, ':');
         return trd_strndup(s, colon ? (size_t)(colon - s) : n);

@@ -232,10 +232,12 @@ TRD_API trd_status_t trd_runtime_create(const trd_runtime_desc_t *desc, trd_runt
             return st;
         }
         rt->own_config = 1;
+        st = TRD_OK;
         if (!(d.flags & TRD_RUNTIME_NO_ENV))
             st = trd_config_load_defaults(rt->config);
-        /* A broken configuration file is reported, not fatal, unless strict. */
-        if (st != TRD_OK && st != TRD_ERR_FORMAT) {
+        /* A broken configuration stops here, saying FILE:LINE (or the
+         * variable) and why, rather than running with half of it. */
+        if (st != TRD_OK) {
             trd_runtime_destroy(rt);
             return st;
         }

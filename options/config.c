@@ -304,6 +304,8 @@ static void accept_key(trd_config_t *c, const struct section *sec, const char *k
                        const char *origin, int32_t kind, const char *file, uint32_t line)
 {
     char why[600];
+    if (!file && kind == TRD_ORIGIN_ENV)
+        file = origin; /* "env TRIDENT_X" names the input in every message */
     const char *section = sec->canonical;
     if (sec->kind == SEC_UNKNOWN) {
         report(c, TRD_LOG_WARN, file, line,

@@ -6,13 +6,6 @@
 #include "core/internal.h"
 #include "options/checks.h"
 
-static int derive_arch(const struct trd_options *o, struct trd_value *out)
-{
-    (void)o;
-    (void)out;
-    return 0; /* the arch is what the target gives: set by trd_options_create_for_device */
-}
-
 static int derive_fp8(const struct trd_options *o, struct trd_value *out)
 {
     int cc = trd_options_cuda_cc(o);
@@ -140,7 +133,7 @@ static const struct trd_option_row rows[] = {
     {.name = "sanitize_overflow", .type = TRD_OPT_BOOL, .stage = TRD_STAGE_COMPILE, .type_name = "bool",
      .def = "true", .since = "3.2", .doc = "Check integer overflow in debug mode."},
     {.name = "arch", .type = TRD_OPT_OPT_STRING, .stage = TRD_STAGE_COMPILE, .type_name = "str", .def = "none",
-     .flags = TRD_OPTION_DERIVED, .derived = "sm<compute capability> of the device", .derive = derive_arch,
+     .flags = TRD_OPTION_DERIVED, .derived = "sm<compute capability> of the device",
      .check = check_arch, .since = "3.3", .env = "TRITON_OVERRIDE_ARCH",
      .doc = "Target architecture, sm<capability> (^sm(\\d+)$)."},
     {.name = "instrumentation_mode", .type = TRD_OPT_STRING, .stage = TRD_STAGE_COMPILE, .type_name = "str",

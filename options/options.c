@@ -273,6 +273,9 @@ TRD_API trd_status_t trd_option_exists(const char *backend, const char *name, co
 
 /* --------------------------------------------------------- the object */
 
+/* Recomputes every default that follows the target; rows set explicitly keep
+ * their value, and a row whose derivation has nothing to go on (no arch)
+ * returns to its static default. */
 static void derive_all(struct trd_options *o)
 {
     for (uint32_t i = 0; i < o->table->count; i++) {
@@ -281,7 +284,7 @@ static void derive_all(struct trd_options *o)
             continue;
         struct trd_value v;
         memset(&v, 0, sizeof v);
-        if (r->derive(o, &v)) {
+        if (r->derive(o, &v) || trd_value_parse(o->table, r, NULL, r->def, &v) == TRD_OK) {
             trd_value_free(&o->values[i]);
             o->values[i] = v;
         } else {

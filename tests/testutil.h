@@ -10,6 +10,8 @@
 
 #include <trident/trident.h>
 
+#define TU_LEN(a) (sizeof(a) / sizeof((a)[0]))
+
 /* The build and source trees (set by the test environment). */
 const char *tu_builddir(void);
 const char *tu_srcdir(void);

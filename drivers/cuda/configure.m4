@@ -9,7 +9,7 @@ AC_DEFUN([TRD_DRIVER_CUDA], [
   AS_IF([test "x$enable_cuda" != xno], [
     save_CPPFLAGS=$CPPFLAGS
     CPPFLAGS="$CPPFLAGS -I$with_cuda/include"
-    AC_CHECK_HEADER([cuda.h], [CUDA_CPPFLAGS="-I$with_cuda/include"; found=yes],
+    AC_CHECK_HEADER([cuda.h], [CUDA_CPPFLAGS="-isystem $with_cuda/include"; found=yes],
       [found=no; trd_driver_cuda_missing="cuda.h not found under $with_cuda/include (use --with-cuda=DIR)"])
     CPPFLAGS=$save_CPPFLAGS
   ], [found=no])

@@ -175,6 +175,8 @@ static trd_status_t host_module_load(void *device, const trd_driver_module_desc_
     if (d->format != TRD_FORMAT_HOST_SO)
         return trd_driver_error(TRD_ERR_UNSUPPORTED, "the host driver runs shared objects, not format %d", d->format);
     char err[512];
+    if (!host_image_check(d->image, d->image_size, err, sizeof err))
+        return trd_driver_error(TRD_ERR_FORMAT, "the host image of %s does not load: %s", d->label, err);
     void *dl = open_image(d->image, d->image_size, d->label, err, sizeof err);
     if (!dl)
         return trd_driver_error(TRD_ERR_FORMAT, "%s", err);

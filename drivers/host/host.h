@@ -4,6 +4,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <trident/driver.h>
@@ -127,6 +128,10 @@ trd_status_t host_stream_push(struct host_stream *s, const struct host_task *t);
 trd_status_t host_stream_launch(struct host_stream *s, struct host_module *m, const trd_driver_launch_t *l);
 
 double host_now_ms(void);
+
+/* 1 when the image is a shared object for this host that lies within its
+ * bytes; else 0 with the reason in err. */
+int host_image_check(const void *image, uint64_t size, char *err, size_t cap);
 
 const trd_driver_ops_t *trd_host_driver_ops(void);
 

@@ -184,7 +184,8 @@ static void td_module_unload(void *m)
     free(m);
 }
 
-static trd_status_t td_launch(void *module, void *stream, void *native, const trd_driver_launch_t *l)
+__attribute__((unused)) static trd_status_t td_launch(void *module, void *stream, void *native,
+                                                        const trd_driver_launch_t *l)
 {
     (void)module;
     (void)stream;

@@ -1,0 +1,37 @@
+/* abi.c: compile-time checks of the public ABI. A change that moves a field
+ * or changes a size of a published struct breaks these before it ships;
+ * structs grow only at their end (struct_size tells old callers apart). */
+#include <stddef.h>
+
+#include <trident/driver.h>
+#include <trident/host_kernel.h>
+#include <trident/trident.h>
+
+#define ABI_ASSERT(cond) _Static_assert(cond, #cond)
+
+#if defined(__x86_64__) || defined(__aarch64__)
+ABI_ASSERT(sizeof(trd_arg_t) == 16);
+ABI_ASSERT(offsetof(trd_arg_t, value) == 8);
+ABI_ASSERT(sizeof(trd_launch_t) == 72);
+ABI_ASSERT(offsetof(trd_launch_t, stream) == 32);
+ABI_ASSERT(offsetof(trd_launch_t, profile_scratch) == 64);
+ABI_ASSERT(sizeof(trd_runtime_desc_t) == 24);
+ABI_ASSERT(offsetof(trd_device_props_t, uri) == 16);
+ABI_ASSERT(offsetof(trd_device_props_t, ordinal) == 72);
+ABI_ASSERT(offsetof(trd_device_props_t, memory_bytes) == 88);
+ABI_ASSERT(offsetof(trd_device_props_t, uuid) == 104);
+ABI_ASSERT(sizeof(trd_device_props_t) == 120);
+ABI_ASSERT(offsetof(trd_kernel_desc_t, options) == 72);
+ABI_ASSERT(offsetof(trd_option_info_t, env) == 88);
+ABI_ASSERT(offsetof(trd_driver_info_t, reason) == 40);
+ABI_ASSERT(offsetof(trd_config_entry_t, origin) == 32);
+ABI_ASSERT(offsetof(trd_load_info_t, from_cache) == 28);
+ABI_ASSERT(offsetof(trd_driver_ops_t, init) == 32);
+ABI_ASSERT(offsetof(trd_driver_ops_t, event_elapsed) == 208);
+ABI_ASSERT(offsetof(trd_driver_module_desc_t, metadata) == 128);
+ABI_ASSERT(sizeof(trd_host_program_t) == 48);
+#endif
+ABI_ASSERT(sizeof(trd_status_t) == 4);
+ABI_ASSERT(TRD_ERR_INTERNAL == 14);
+ABI_ASSERT(TRD_FORMAT_HOST_SO == 7);
+ABI_ASSERT(TRD_DRIVER_ABI_VERSION == 1);

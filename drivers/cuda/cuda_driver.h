@@ -1,0 +1,126 @@
+/* cuda_driver.h: the CUDA driver's parts. */
+#ifndef TRD_DRIVER_CUDA_H
+#define TRD_DRIVER_CUDA_H
+
+#include <cuda.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include <trident/driver.h>
+
+#include "drivers/cuda/symbols.h"
+
+/* Function pointers with the exact prototypes of the cuda.h we build with. */
+struct cuda_api {
+    void *dl;
+#define CUDA_FIELD(name) __typeof__(name) *name;
+    CUDA_REQUIRED_SYMBOLS(CUDA_FIELD)
+    CUDA_OPTIONAL_SYMBOLS(CUDA_FIELD)
+#undef CUDA_FIELD
+};
+
+/* Loads libcuda from the colon list `paths` (NULL: the default names). On
+ * failure returns TRD_ERR_UNSUPPORTED with every path tried and why. */
+trd_status_t cuda_api_load(struct cuda_api *api, const char *paths);
+void cuda_api_unload(struct cuda_api *api);
+
+/* Sets the error message from a CUresult: "<what>: CUDA_ERROR_X (n): text". */
+trd_status_t cuda_error(const struct cuda_api *api, CUresult r, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* Scratch memory that grows and is reused: launches read the current block
+ * with one atomic load; growing (rare) takes the arena's lock and keeps the
+ * old block until the arena is freed, since queued kernels may still use it. */
+struct cuda_block {
+    CUdeviceptr ptr;
+    uint64_t size;
+    struct cuda_block *older;
+};
+
+struct cuda_arena {
+    _Atomic(struct cuda_block *) current;
+    pthread_mutex_t grow;
+};
+
+struct cuda_driver;
+
+#define CUDA_FOREIGN_STREAMS 64
+
+struct cuda_foreign {
+    _Atomic(CUstream) stream;   /* the key; NULL: free slot */
+    struct cuda_arena arena;
+};
+
+struct cuda_device {
+    struct cuda_driver *drv;
+    const struct cuda_api *api;
+    int ordinal;
+    CUdevice dev;
+    CUcontext ctx;              /* the primary context, retained once */
+    int cc;                     /* compute capability, 90 */
+    int sm_count;
+    int shared_optin;
+    int cooperative;
+    int cluster;
+    struct cuda_foreign foreign[CUDA_FOREIGN_STREAMS];
+};
+
+struct cuda_stream {
+    struct cuda_device *dev;
+    CUstream s;
+    int wrapped;
+    struct cuda_arena arena;
+};
+
+struct cuda_module {
+    struct cuda_device *dev;
+    CUmodule mod;
+    CUfunction fn;
+    uint32_t num_ctas;
+    uint32_t block;
+    uint32_t shared;
+    uint64_t gs_size, gs_align, ps_size, ps_align;
+    uint64_t coop_limit;        /* max co-resident blocks, for cooperative launches */
+    uint32_t nattrs;
+    CUlaunchAttribute attrs[4];
+    char label[96];
+};
+
+struct cuda_devinfo {
+    char name[256];
+    char arch[16];
+    char pci[32];
+    trd_device_props_t props;
+};
+
+struct cuda_driver {
+    struct cuda_api api;
+    int driver_version;
+    int count;
+    struct cuda_devinfo *info;
+    atomic_int cache_warned;
+};
+
+/* Context of our own objects: made current for the call when another is. */
+struct cuda_ctx_scope {
+    int pushed;
+};
+trd_status_t cuda_ctx_enter(struct cuda_device *d, struct cuda_ctx_scope *scope);
+void cuda_ctx_leave(struct cuda_device *d, struct cuda_ctx_scope *scope);
+
+void cuda_arena_init(struct cuda_arena *a);
+void cuda_arena_free(const struct cuda_api *api, struct cuda_arena *a);
+/* A device pointer of at least `size` bytes (size > 0). */
+trd_status_t cuda_arena_get(struct cuda_device *d, struct cuda_arena *a, uint64_t size, CUdeviceptr *out);
+struct cuda_arena *cuda_foreign_arena(struct cuda_device *d, CUstream s);
+
+trd_status_t cuda_module_load(void *device, const trd_driver_module_desc_t *desc, void **out, trd_load_info_t *info);
+void cuda_module_unload(void *module);
+trd_status_t cuda_launch(void *module, void *stream, void *native, const trd_driver_launch_t *l);
+
+/* The on-disk JIT cache (PTX -> cubin). */
+int cuda_cache_read(struct cuda_driver *drv, const char *dir, const char *key, void **data, size_t *size);
+void cuda_cache_write(struct cuda_driver *drv, const char *dir, const char *key, const void *data, size_t size);
+
+#endif

@@ -1,0 +1,579 @@
+/* test_core.c: the core's pure parts: versions and status, thread-local
+ * errors, struct sizes, signatures (text and Triton IR), Triton metadata,
+ * bundles (round trip and corruption), Triton cache entries, image formats,
+ * target selection, argument packing, fp16/bf16 conversion and SHA-256. */
+#include <pthread.h>
+
+#include "core/internal.h"
+#include "tests/testutil.h"
+
+/* ----------------------------------------------------------- basics */
+
+START_TEST(version_and_status)
+{
+    ck_assert_uint_eq(trd_version(), TRD_VERSION);
+    ck_assert_uint_eq(trd_abi_version(), TRD_ABI_VERSION);
+    ck_assert_str_eq(trd_version_string(), TRD_VERSION_STRING);
+    ck_assert_str_eq(trd_status_name(TRD_OK), "TRD_OK");
+    ck_assert_str_eq(trd_status_name(TRD_ERR_FORMAT), "TRD_ERR_FORMAT");
+    ck_assert_str_eq(trd_status_name(TRD_ERR_INTERNAL), "TRD_ERR_INTERNAL");
+    ck_assert_str_eq(trd_status_name(-1), "TRD_ERR_UNKNOWN");
+    ck_assert_str_eq(trd_status_name(1000), "TRD_ERR_UNKNOWN");
+}
+END_TEST
+
+static void *other_thread(void *arg)
+{
+    (void)arg;
+    /* a fresh thread has no message, and setting one here leaves the main thread's alone */
+    ck_assert_str_eq(trd_error_message(), "");
+    trd_error_set(TRD_ERR_IO, "thread two's error");
+    return NULL;
+}
+
+START_TEST(errors_are_thread_local)
+{
+    trd_error_set(TRD_ERR_NOT_FOUND, "main thread's error %d", 7);
+    pthread_t t;
+    pthread_create(&t, NULL, other_thread, NULL);
+    pthread_join(t, NULL);
+    ck_assert_str_eq(trd_error_message(), "main thread's error 7");
+    trd_error_wrap(TRD_ERR_NOT_FOUND, "loading %s", "x");
+    ck_assert_str_eq(trd_error_message(), "loading x: main thread's error 7");
+    /* a message longer than the buffer is cut, not overflowed */
+    char big[5000];
+    memset(big, 'a', sizeof big - 1);
+    big[sizeof big - 1] = '\0';
+    trd_error_set(TRD_ERR_IO, "%s", big);
+    ck_assert_uint_eq(strlen(trd_error_message()), 2047);
+    trd_error_wrap(TRD_ERR_IO, "%s", big);
+    ck_assert_uint_eq(strlen(trd_error_message()), 2047);
+}
+END_TEST
+
+START_TEST(struct_sizes)
+{
+    TU_FAILS(trd_struct_check(4, sizeof(trd_device_props_t), "trd_device_props_t"), TRD_ERR_VERSION,
+             "trd_device_props_t.struct_size is 4");
+    TU_OK(trd_struct_check(sizeof(trd_device_props_t) + 32, sizeof(trd_device_props_t), "x"));
+    /* a newer caller's larger struct: only our part is written */
+    unsigned char buf[sizeof(trd_kernel_info_t) + 16];
+    memset(buf, 0xAB, sizeof buf);
+    trd_kernel_info_t src = {.struct_size = sizeof src, .num_params = 3, .name = "k"};
+    *(uint32_t *)buf = sizeof buf;
+    trd_struct_fill(buf, &src, sizeof src);
+    ck_assert_uint_eq(((trd_kernel_info_t *)buf)->num_params, 3);
+    ck_assert_uint_eq(*(uint32_t *)buf, sizeof buf);
+    for (size_t i = sizeof src; i < sizeof buf; i++)
+        ck_assert_uint_eq(buf[i], 0xAB);
+    /* an older caller's smaller struct: nothing past its size is written */
+    unsigned char small[offsetof(trd_kernel_info_t, reserved) + 32];
+    memset(small, 0xCD, sizeof small);
+    *(uint32_t *)small = offsetof(trd_kernel_info_t, reserved);
+    trd_struct_fill(small, &src, sizeof src);
+    for (size_t i = offsetof(trd_kernel_info_t, reserved); i < sizeof small; i++)
+        ck_assert_uint_eq(small[i], 0xCD);
+}
+END_TEST
+
+/* ------------------------------------------------------- signatures */
+
+START_TEST(signature_text)
+{
+    struct trd_signature s;
+    TU_OK(trd_signature_parse("*fp32, y:*fp16,n:i32 , B:constexpr,alpha:fp32,flag:i1,u:u64", "sig", &s));
+    ck_assert_uint_eq(s.count, 7);
+    ck_assert_uint_eq(s.num_params, 6);
+    ck_assert_str_eq(s.canonical, "*fp32,y:*fp16,n:i32,B:constexpr,alpha:fp32,flag:i1,u:u64");
+    ck_assert_int_eq(s.params[0].type, TRD_T_PTR);
+    ck_assert_int_eq(s.params[0].elem, TRD_T_FP32);
+    ck_assert_ptr_null(s.params[0].name);
+    ck_assert_str_eq(s.params[1].name, "y");
+    ck_assert_uint_eq(s.params[2].size, 4);
+    ck_assert_uint_eq(s.params[3].size, 0);
+    ck_assert_uint_eq(s.params[5].size, 1);
+    ck_assert_uint_eq(s.params[6].size, 8);
+    trd_signature_free(&s);
+    TU_OK(trd_signature_parse("", "empty", &s));
+    ck_assert_uint_eq(s.count, 0);
+    trd_signature_free(&s);
+    TU_OK(trd_signature_parse("*k*i8,d:nvTmaDesc,*bf16", "sig", &s));
+    ck_assert_int_eq(s.params[0].elem, TRD_T_PTR);
+    ck_assert_uint_eq(s.params[1].size, 128);
+    trd_signature_free(&s);
+
+    TU_FAILS(trd_signature_parse("*fp32,*fp33", "signature of k", &s), TRD_ERR_FORMAT, "entry 1 '*fp33' is not a Triton type");
+    TU_FAILS(trd_signature_parse("i32,,i32", "sig", &s), TRD_ERR_FORMAT, "entry 1 is empty");
+    TU_FAILS(trd_signature_parse("i32,", "sig", &s), TRD_ERR_FORMAT, "ends with ','");
+    TU_FAILS(trd_signature_parse("1x:i32", "sig", &s), TRD_ERR_FORMAT, "not an identifier");
+    TU_FAILS(trd_signature_parse("x y:i32", "sig", &s), TRD_ERR_FORMAT, "not an identifier");
+    TU_FAILS(trd_signature_parse("*constexpr", "sig", &s), TRD_ERR_FORMAT, "not a Triton type");
+    TU_FAILS(trd_signature_parse("i32\x01", "sig", &s), TRD_ERR_FORMAT, "\\x01");
+    char *big = malloc(70000);
+    memset(big, 'i', 69999);
+    big[69999] = '\0';
+    TU_FAILS(trd_signature_parse(big, "sig", &s), TRD_ERR_LIMIT, "more than 65536");
+    /* 1025 entries */
+    struct trd_str many;
+    trd_str_init(&many);
+    for (int i = 0; i < 1025; i++)
+        trd_str_append(&many, i ? ",i32" : "i32");
+    TU_FAILS(trd_signature_parse(many.buf, "sig", &s), TRD_ERR_LIMIT, "more than 1024 parameters");
+    trd_str_free(&many);
+    free(big);
+}
+END_TEST
+
+START_TEST(signature_ttir)
+{
+    char *text;
+    size_t len;
+    TU_OK(trd_file_read(tu_path("%s/add_kernel.ttir", tu_fixture("cuda", "add_fp32")), 1 << 20, &text, &len));
+    struct trd_signature s;
+    TU_OK(trd_signature_from_ttir(text, len, "add_kernel", "ttir", &s));
+    ck_assert_str_eq(s.canonical, "x_ptr:*fp32,y_ptr:*fp32,out_ptr:*fp32,n_elements:i32");
+    trd_signature_free(&s);
+    TU_FAILS(trd_signature_from_ttir(text, len, "other_kernel", "ttir", &s), TRD_ERR_FORMAT, "no 'tt.func public @other_kernel'");
+    free(text);
+    TU_OK(trd_file_read(tu_path("%s/scalars_kernel.ttir", tu_fixture("cuda", "scalars")), 1 << 20, &text, &len));
+    TU_OK(trd_signature_from_ttir(text, len, NULL, "ttir", &s));
+    /* Triton IR is signless: u32/u64 appear as i32/i64 */
+    ck_assert_str_eq(s.canonical, "out_ptr:*fp64,a_i8:i8,a_i16:i16,a_i32:i32,a_i64:i64,a_u32:i32,a_u64:i64,a_f16:fp16,"
+                                  "a_bf16:bf16,a_f32:fp32,a_f64:fp64,a_i1:i1");
+    trd_signature_free(&s);
+    free(text);
+    /* argN names and attributes */
+    const char *ir = "tt.func public @k(%arg0: !tt.ptr<f16> {tt.divisibility = 16 : i32}, %arg1: i64 loc(\"n\"(#loc)))";
+    TU_OK(trd_signature_from_ttir(ir, strlen(ir), "k", "ttir", &s));
+    ck_assert_str_eq(s.canonical, "*fp16,n:i64");
+    trd_signature_free(&s);
+    const char *bad[] = {
+        "tt.func public @k(%a: !tt.ptr<f32",
+        "tt.func public @k(%a: i32 {x = 1",
+        "tt.func public @k(%a: !tt.tensordesc<tensor<64xf16>>)",
+        "tt.func public @k(%a i32)",
+        "tt.func public @k %a: i32)",
+        "tt.func public @k(%a: i32 loc(\"x\"",
+        "tt.func public @k(%a: i32; %b: i32)",
+    };
+    for (size_t i = 0; i < TRD_ARRAY_SIZE(bad); i++) {
+        ck_assert_int_eq(trd_signature_from_ttir(bad[i], strlen(bad[i]), "k", "ttir", &s), TRD_ERR_FORMAT);
+        ck_assert_ptr_nonnull(strstr(trd_error_message(), "ttir"));
+    }
+}
+END_TEST
+
+/* --------------------------------------------------------- metadata */
+
+static const char *meta_ok =
+    "{\"name\":\"k\",\"target\":{\"backend\":\"cuda\",\"arch\":90,\"warp_size\":32},\"num_warps\":8,\"num_ctas\":2,"
+    "\"shared\":65536,\"global_scratch_size\":128,\"global_scratch_align\":128,\"profile_scratch_size\":0,"
+    "\"profile_scratch_align\":1,\"launch_cooperative_grid\":true,\"launch_pdl\":false,\"triton_version\":\"3.6.0\"}";
+
+START_TEST(metadata_good)
+{
+    struct trd_meta m;
+    TU_OK(trd_meta_parse(meta_ok, strlen(meta_ok), "meta", &m));
+    ck_assert_str_eq(m.name, "k");
+    ck_assert_str_eq(m.backend, "cuda");
+    ck_assert_str_eq(m.arch, "sm90");
+    ck_assert_uint_eq(m.num_warps, 8);
+    ck_assert_uint_eq(m.num_ctas, 2);
+    ck_assert_uint_eq(m.warp_size, 32);
+    ck_assert_uint_eq(m.shared, 65536);
+    ck_assert_uint_eq(m.global_scratch_size, 128);
+    ck_assert_uint_eq(m.global_scratch_align, 128);
+    ck_assert_uint_eq(m.flags, TRD_MODULE_COOPERATIVE);
+    ck_assert_str_eq(m.triton_version, "3.6.0");
+    ck_assert_int_eq(m.from_json, 1);
+    trd_meta_free(&m);
+    /* every fixture Triton wrote parses */
+    const char *fixtures[][3] = {{"cuda", "matmul", "matmul_kernel"}, {"cuda", "scratch", "scratch_kernel"},
+                                 {"cuda", "cluster", "add_kernel"},  {"hip", "add_fp32", "add_kernel"},
+                                 {"cuda", "coop", "coop_kernel"}};
+    for (size_t i = 0; i < TRD_ARRAY_SIZE(fixtures); i++) {
+        char *text;
+        size_t len;
+        TU_OK(trd_file_read(tu_path("%s/%s.json", tu_fixture(fixtures[i][0], fixtures[i][1]), fixtures[i][2]), 1 << 20,
+                            &text, &len));
+        TU_OK(trd_meta_parse(text, len, "fixture", &m));
+        if (!strcmp(fixtures[i][0], "hip")) {
+            ck_assert_str_eq(m.arch, "gfx942");
+            ck_assert_uint_eq(m.warp_size, 64);
+        }
+        if (!strcmp(fixtures[i][1], "matmul"))
+            ck_assert_uint_gt(m.shared, 49152);
+        if (!strcmp(fixtures[i][1], "scratch"))
+            ck_assert_uint_eq(m.global_scratch_size, 128);
+        if (!strcmp(fixtures[i][1], "cluster"))
+            ck_assert_uint_eq(m.num_ctas, 2);
+        if (!strcmp(fixtures[i][1], "coop"))
+            ck_assert_uint_eq(m.flags & TRD_MODULE_COOPERATIVE, TRD_MODULE_COOPERATIVE);
+        trd_meta_free(&m);
+        free(text);
+    }
+}
+END_TEST
+
+START_TEST(metadata_bad)
+{
+    struct {
+        const char *json, *needle;
+    } cases[] = {
+        {"", "not valid JSON"},
+        {"{\"name\": \"k\",", "not valid JSON"},
+        {"[1,2]", "an array; expected a JSON object"},
+        {"{\"target\":{\"backend\":\"cuda\",\"arch\":90},\"num_warps\":4}", "key 'name'"},
+        {"{\"name\":\"k k\",\"target\":{\"backend\":\"cuda\",\"arch\":90},\"num_warps\":4}", "not a symbol name"},
+        {"{\"name\":\"k\",\"target\":{\"backend\":\"metal\",\"arch\":90},\"num_warps\":4}", "'metal' is not one of"},
+        {"{\"name\":\"k\",\"target\":{\"backend\":\"cuda\",\"arch\":90},\"num_warps\":\"4\"}", "'num_warps' is a string"},
+        {"{\"name\":\"k\",\"target\":{\"backend\":\"cuda\",\"arch\":90},\"num_warps\":3}", "power of two"},
+        {"{\"name\":\"k\",\"target\":{\"backend\":\"cuda\",\"arch\":90},\"num_warps\":0}", "expected 1 .. 1024"},
+        {"{\"name\":\"k\",\"target\":{\"backend\":\"cuda\",\"arch\":90}}", "'num_warps' is missing"},
+        {"{\"name\":\"k\",\"target\":{\"backend\":\"cuda\",\"arch\":90},\"num_warps\":4,\"shared\":-1}", "'shared' is -1"},
+        {"{\"name\":\"k\",\"target\":{\"backend\":\"cuda\",\"arch\":90},\"num_warps\":4,\"num_ctas\":64}", "'num_ctas' is 64"},
+        {"{\"name\":\"k\",\"target\":{\"backend\":\"cuda\",\"arch\":[1]},\"num_warps\":4}", "'target.arch' is an array"},
+        {"{\"name\":\"k\",\"target\":{\"backend\":\"cuda\",\"arch\":90},\"num_warps\":4,\"global_scratch_align\":3}",
+         "powers of two"},
+        {"{\"name\":\"k\",\"name\":\"j\",\"target\":{\"backend\":\"cuda\",\"arch\":90},\"num_warps\":4}", "duplicate"},
+        {"{\"name\":\"k\",\"target\":{\"backend\":\"cuda\",\"arch\":90},\"num_warps\":4,\"launch_pdl\":1}",
+         "'launch_pdl' is an integer; expected true or false"},
+        {"{\"name\":\"k\",\"target\":{\"backend\":\"cuda\",\"arch\":90},\"num_warps\":1024,\"warp_size\":1024}",
+         "not a block size"},
+    };
+    for (size_t i = 0; i < TRD_ARRAY_SIZE(cases); i++) {
+        struct trd_meta m;
+        trd_status_t st = trd_meta_parse(cases[i].json, strlen(cases[i].json), "meta.json", &m);
+        ck_assert_msg(st == TRD_ERR_FORMAT, "case %zu: %s", i, trd_status_name(st));
+        ck_assert_msg(strstr(trd_error_message(), cases[i].needle) && strstr(trd_error_message(), "meta.json"),
+                      "case %zu: '%s' lacks '%s'", i, trd_error_message(), cases[i].needle);
+    }
+}
+END_TEST
+
+/* ----------------------------------------------------------- bundles */
+
+static void make_bundle(void **data, uint64_t *size)
+{
+    static const char cubin[] = "\x7f" "ELF\x02\x01\x01\x00\x00\x00\x00\x00\x00\x00\x00\x00\x02\x00\xbe\x00" "cubin-bytes";
+    static const char ptx[] = "//\n.version 8.7\n.target sm_90a\n";
+    trd_bundle_target_t t[2] = {
+        {.struct_size = sizeof t[0], .format = TRD_FORMAT_CUBIN, .arch = "sm90", .image = cubin, .image_size = sizeof cubin,
+         .metadata = "{\"name\":\"k\",\"target\":{\"backend\":\"cuda\",\"arch\":90,\"warp_size\":32},\"num_warps\":8,\"shared\":100}"},
+        {.struct_size = sizeof t[1], .format = TRD_FORMAT_PTX, .arch = "sm90", .image = ptx, .image_size = sizeof ptx - 1},
+    };
+    TU_OK(trd_bundle_write("k", "x:*fp32,n:i32,B:constexpr", t, 2, data, size));
+}
+
+START_TEST(bundle_round_trip)
+{
+    void *data;
+    uint64_t size;
+    make_bundle(&data, &size);
+    ck_assert(trd_bundle_is(data, size));
+    struct trd_kernel_src src;
+    TU_OK(trd_bundle_read(data, size, "bundle", &src));
+    ck_assert_str_eq(src.name, "k");
+    ck_assert_str_eq(src.sig.canonical, "x:*fp32,n:i32,B:constexpr");
+    ck_assert_uint_eq(src.ntargets, 2);
+    ck_assert_int_eq(src.targets[0].format, TRD_FORMAT_CUBIN);
+    ck_assert_str_eq(src.targets[0].meta.arch, "sm90");
+    ck_assert_uint_eq(src.targets[0].meta.num_warps, 8);
+    ck_assert_uint_eq(src.targets[0].meta.shared, 100);
+    ck_assert_int_eq(src.targets[1].format, TRD_FORMAT_PTX);
+    ck_assert_int_eq(src.targets[1].meta.from_json, 0);
+    ck_assert_uint_eq(src.targets[1].meta.num_warps, 4);
+    ck_assert_mem_eq(src.targets[1].image, "//\n.version", 11);
+    trd_kernel_src_free(&src);
+    trd_free(data);
+
+    /* writing refuses what it could not read back */
+    trd_bundle_target_t t = {.struct_size = sizeof t, .format = TRD_FORMAT_CUBIN, .arch = "sm90", .image = "x", .image_size = 1};
+    TU_FAILS(trd_bundle_write("k", "*fp32,*fp33", &t, 1, &data, &size), TRD_ERR_FORMAT, "*fp33");
+    TU_FAILS(trd_bundle_write("k", "*fp32", &t, 0, &data, &size), TRD_ERR_INVALID_ARGUMENT, "1 .. 64 targets");
+    t.metadata = "{\"name\": 5}";
+    TU_FAILS(trd_bundle_write("k", "*fp32", &t, 1, &data, &size), TRD_ERR_FORMAT, "metadata of bundle target 0");
+}
+END_TEST
+
+static void put32(uint8_t *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (uint8_t)(v >> (8 * i));
+}
+
+START_TEST(bundle_corrupt)
+{
+    void *data;
+    uint64_t size;
+    make_bundle(&data, &size);
+    uint8_t *b = malloc(size);
+    struct trd_kernel_src src;
+    /* one byte of an image changed: the checksum says so */
+    memcpy(b, data, size);
+    b[40] ^= 0x40;
+    TU_FAILS(trd_bundle_read(b, size, "b.trdb", &src), TRD_ERR_FORMAT, "SHA-256 does not match");
+    /* truncated */
+    TU_FAILS(trd_bundle_read(data, size - 10, "b.trdb", &src), TRD_ERR_FORMAT, "b.trdb");
+    TU_FAILS(trd_bundle_read(data, 20, "b.trdb", &src), TRD_ERR_FORMAT, "not a trident bundle");
+    /* another version */
+    memcpy(b, data, size);
+    put32(b + 8, 2);
+    TU_FAILS(trd_bundle_read(b, size, "b.trdb", &src), TRD_ERR_VERSION, "version 2 is not supported");
+    /* a manifest pointing past the end */
+    memcpy(b, data, size);
+    b[24] = 0xff;
+    b[25] = 0xff;
+    TU_FAILS(trd_bundle_read(b, size, "b.trdb", &src), TRD_ERR_FORMAT, "manifest range");
+    /* random damage anywhere: an error or (rarely) a valid read, never a crash */
+    uint64_t seed = 12345;
+    for (int i = 0; i < 3000; i++) {
+        memcpy(b, data, size);
+        int flips = 1 + (int)(tu_rand(&seed) % 4);
+        for (int f = 0; f < flips; f++)
+            b[tu_rand(&seed) % size] = (uint8_t)tu_rand(&seed);
+        uint64_t n = (tu_rand(&seed) % 8) ? size : tu_rand(&seed) % (size + 1);
+        if (trd_bundle_read(b, n, "fuzz", &src) == TRD_OK)
+            trd_kernel_src_free(&src);
+    }
+    free(b);
+    trd_free(data);
+}
+END_TEST
+
+/* ------------------------------------------------------ Triton cache */
+
+START_TEST(triton_cache_entry)
+{
+    struct trd_kernel_src src;
+    TU_OK(trd_triton_cache_read(tu_fixture("cuda", "add_fp32"), NULL, &src));
+    ck_assert_str_eq(src.name, "add_kernel");
+    ck_assert_uint_eq(src.ntargets, 2);
+    ck_assert_int_eq(src.targets[0].format, TRD_FORMAT_CUBIN);
+    ck_assert_int_eq(src.targets[1].format, TRD_FORMAT_PTX);
+    ck_assert_str_eq(src.targets[0].meta.arch, "sm90");
+    ck_assert_str_eq(src.sig.canonical, "x_ptr:*fp32,y_ptr:*fp32,out_ptr:*fp32,n_elements:i32");
+    trd_kernel_src_free(&src);
+    TU_OK(trd_triton_cache_read(tu_path("%s/scale_kernel.json", tu_fixture("cuda", "scale_ptx")), NULL, &src));
+    ck_assert_uint_eq(src.ntargets, 1);
+    ck_assert_int_eq(src.targets[0].format, TRD_FORMAT_PTX);
+    trd_kernel_src_free(&src);
+    TU_OK(trd_triton_cache_read(tu_fixture("hip", "add_fp16"), "add_kernel", &src));
+    ck_assert_int_eq(src.targets[0].format, TRD_FORMAT_HSACO);
+    ck_assert_str_eq(src.sig.canonical, "x_ptr:*fp16,y_ptr:*fp16,out_ptr:*fp16,n_elements:i32");
+    trd_kernel_src_free(&src);
+    TU_FAILS(trd_triton_cache_read(tu_fixture("cuda", "add_fp32"), "nope", &src), TRD_ERR_NOT_FOUND, "has no nope.json");
+    TU_FAILS(trd_triton_cache_read(tu_fixture("cuda", ""), NULL, &src), TRD_ERR_NOT_FOUND, "holds no Triton kernel metadata");
+    TU_FAILS(trd_triton_cache_read("/nonexistent/x.json", NULL, &src), TRD_ERR_NOT_FOUND, "/nonexistent/x.json");
+}
+END_TEST
+
+START_TEST(formats_and_targets)
+{
+    char *text;
+    size_t len;
+    TU_OK(trd_file_read(tu_path("%s/add_kernel.cubin", tu_fixture("cuda", "add_fp32")), 1 << 24, &text, &len));
+    ck_assert_int_eq(trd_format_sniff(text, len, NULL), TRD_FORMAT_CUBIN);
+    free(text);
+    TU_OK(trd_file_read(tu_path("%s/add_kernel.ptx", tu_fixture("cuda", "add_fp32")), 1 << 24, &text, &len));
+    ck_assert_int_eq(trd_format_sniff(text, len, NULL), TRD_FORMAT_PTX);
+    free(text);
+    TU_OK(trd_file_read(tu_path("%s/add_kernel.hsaco", tu_fixture("hip", "add_fp32")), 1 << 24, &text, &len));
+    ck_assert_int_eq(trd_format_sniff(text, len, NULL), TRD_FORMAT_HSACO);
+    free(text);
+    TU_OK(trd_file_read(tu_host_kernel("add_kernel"), 1 << 24, &text, &len));
+    ck_assert_int_eq(trd_format_sniff(text, len, NULL), TRD_FORMAT_HOST_SO);
+    free(text);
+    ck_assert_int_eq(trd_format_sniff("hello world", 11, NULL), TRD_FORMAT_UNKNOWN);
+    ck_assert_int_eq(trd_format_sniff("\x03\x02\x23\x07xxxx", 8, NULL), TRD_FORMAT_SPIRV);
+
+    struct trd_target t;
+    memset(&t, 0, sizeof t);
+    trd_device_props_t sm90 = {.backend = "cuda", .arch = "sm90"}, sm80 = {.backend = "cuda", .arch = "sm80"},
+                       sm86 = {.backend = "cuda", .arch = "sm86"}, sm100 = {.backend = "cuda", .arch = "sm100"},
+                       gfx = {.backend = "hip", .arch = "gfx942"};
+    t.meta.backend = "cuda";
+    t.meta.arch = "sm90";
+    t.format = TRD_FORMAT_CUBIN;
+    ck_assert_int_eq(trd_target_rank(&t, &sm90), 4);
+    ck_assert_int_eq(trd_target_rank(&t, &sm80), 0);
+    ck_assert_int_eq(trd_target_rank(&t, &sm100), 0); /* sm_90a code runs on sm90 only */
+    ck_assert_int_eq(trd_target_rank(&t, &gfx), 0);
+    t.format = TRD_FORMAT_PTX;
+    ck_assert_int_eq(trd_target_rank(&t, &sm90), 2);
+    ck_assert_int_eq(trd_target_rank(&t, &sm100), 0);
+    t.meta.arch = "sm80";
+    t.format = TRD_FORMAT_CUBIN;
+    ck_assert_int_eq(trd_target_rank(&t, &sm86), 3);
+    ck_assert_int_eq(trd_target_rank(&t, &sm90), 0);
+    t.format = TRD_FORMAT_PTX;
+    ck_assert_int_eq(trd_target_rank(&t, &sm90), 2);
+    t.meta.backend = "hip";
+    t.meta.arch = "gfx942";
+    t.format = TRD_FORMAT_HSACO;
+    ck_assert_int_eq(trd_target_rank(&t, &gfx), 4);
+    t.meta.arch = "gfx90a";
+    ck_assert_int_eq(trd_target_rank(&t, &gfx), 0);
+}
+END_TEST
+
+/* ------------------------------------------------------ conversions */
+
+START_TEST(half_and_bf16)
+{
+    /* expected bits computed with numpy.float16 and ml_dtypes.bfloat16 */
+    struct {
+        double v;
+        uint16_t h, b;
+    } cases[] = {
+        {1.0, 0x3c00, 0x3f80},       {-2.5, 0xc100, 0xc020},     {0.1, 0x2e66, 0x3dcd},
+        {1.0 / 3.0, 0x3555, 0x3eab}, {3.14159, 0x4248, 0x4049},   {1e-40, 0x0000, 0x0001},
+        {65520.0, 0x7c00, 0x4780},   {2.9802322387695312e-08, 0x0000, 0x3300},
+        {4.470348358154297e-08, 0x0001, 0x3340}, {6.109476089477539e-05, 0x0401, 0x3880},
+        {65504.0, 0x7bff, 0x4780},   {0.0, 0x0000, 0x0000},      {-0.0, 0x8000, 0x8000},
+    };
+    for (size_t i = 0; i < TRD_ARRAY_SIZE(cases); i++) {
+        ck_assert_msg(trd_float_to_half(cases[i].v) == cases[i].h, "half(%g) = 0x%04x, expected 0x%04x", cases[i].v,
+                      trd_float_to_half(cases[i].v), cases[i].h);
+        ck_assert_msg(trd_float_to_bf16(cases[i].v) == cases[i].b, "bf16(%g) = 0x%04x, expected 0x%04x", cases[i].v,
+                      trd_float_to_bf16(cases[i].v), cases[i].b);
+    }
+    ck_assert_uint_eq(trd_float_to_half(1.0 / 0.0), 0x7c00);
+    ck_assert_uint_eq(trd_float_to_half(0.0 / 0.0) & 0x7c00, 0x7c00);
+    ck_assert_uint_ne(trd_float_to_half(0.0 / 0.0) & 0x3ff, 0);
+}
+END_TEST
+
+START_TEST(sha256_vectors)
+{
+    struct {
+        const char *in, *hex;
+    } v[] = {
+        {"", "e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855"},
+        {"abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
+        {"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+         "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"},
+    };
+    for (size_t i = 0; i < TRD_ARRAY_SIZE(v); i++) {
+        uint8_t d[32];
+        char hex[65];
+        trd_sha256(v[i].in, strlen(v[i].in), d);
+        trd_hex(d, 32, hex);
+        ck_assert_str_eq(hex, v[i].hex);
+    }
+    char *m = malloc(1000000);
+    memset(m, 'a', 1000000);
+    uint8_t d[32];
+    char hex[65];
+    trd_sha256(m, 1000000, d);
+    trd_hex(d, 32, hex);
+    ck_assert_str_eq(hex, "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0");
+    free(m);
+}
+END_TEST
+
+/* ------------------------------------------------- argument packing */
+
+START_TEST(args_packing)
+{
+    trd_kernel_t k;
+    memset(&k, 0, sizeof k);
+    k.src.name = "pack";
+    TU_OK(trd_signature_parse("p:*fp32,a:i8,b:i16,c:i32,d:i64,e:u32,f:u64,g:fp16,h:bf16,i:fp32,j:fp64,l:i1,C:constexpr,m:fp8e5",
+                              "sig", &k.src.sig));
+    trd_device_t dev;
+    memset(&dev, 0, sizeof dev);
+    dev.uri = "test:0";
+    float target;
+    trd_arg_t a[13] = {trd_arg_ptr(&target), trd_arg_int(-128), trd_arg_int(-300), trd_arg_int(-70000),
+                       trd_arg_int(-5000000000LL), trd_arg_uint(4000000000u), trd_arg_uint(18000000000000000000ull),
+                       trd_arg_float(1.0 / 3.0), trd_arg_float(0.1), trd_arg_float(2.5), trd_arg_float(0.1),
+                       trd_arg_int(1), trd_arg_bits(0x7b)};
+    uint64_t storage[16];
+    void *params[20];
+    uint32_t sizes[20];
+    TU_OK(trd_args_pack(&k, &dev, a, 13, storage, params, sizes));
+    uint32_t want_sizes[13] = {8, 1, 2, 4, 8, 4, 8, 2, 2, 4, 8, 1, 1};
+    for (int i = 0; i < 13; i++)
+        ck_assert_uint_eq(sizes[i], want_sizes[i]);
+    void *p;
+    memcpy(&p, params[0], 8);
+    ck_assert_ptr_eq(p, &target);
+    ck_assert_int_eq(*(int8_t *)params[1], -128);
+    ck_assert_int_eq(*(int16_t *)params[2], -300);
+    ck_assert_int_eq(*(int32_t *)params[3], -70000);
+    ck_assert_int_eq(*(int64_t *)params[4], -5000000000LL);
+    ck_assert_uint_eq(*(uint32_t *)params[5], 4000000000u);
+    ck_assert_uint_eq(*(uint64_t *)params[6], 18000000000000000000ull);
+    ck_assert_uint_eq(*(uint16_t *)params[7], 0x3555);
+    ck_assert_uint_eq(*(uint16_t *)params[8], 0x3dcd);
+    ck_assert(*(float *)params[9] == 2.5f);
+    ck_assert(*(double *)params[10] == 0.1);
+    ck_assert_uint_eq(*(uint8_t *)params[11], 1);
+    ck_assert_uint_eq(*(uint8_t *)params[12], 0x7b);
+
+    struct {
+        int index;
+        trd_arg_t arg;
+        const char *needle;
+    } bad[] = {
+        {0, {.kind = TRD_ARG_INT}, "argument 0 'p' (*fp32): expects a pointer or a buffer, got an integer"},
+        {1, {.kind = TRD_ARG_INT, .value.i = 128}, "argument 1 'a' (i8): the value 128 is out of range (-128 .. 127)"},
+        {3, {.kind = TRD_ARG_FLOAT, .value.f = 1.0}, "argument 3 'c' (i32): expects an integer, got a float"},
+        {5, {.kind = TRD_ARG_INT, .value.i = -1}, "argument 5 'e' (u32): the value -1 is out of range (0 .. 4294967295)"},
+        {7, {.kind = TRD_ARG_FLOAT, .value.f = 70000.0}, "argument 7 'g' (fp16): the value 70000 overflows fp16"},
+        {7, {.kind = TRD_ARG_BITS, .value.bits = 0x10000}, "has more than 2 bytes"},
+        {9, {.kind = TRD_ARG_PTR}, "argument 9 'i' (fp32): expects a float, got a pointer"},
+        {11, {.kind = TRD_ARG_INT, .value.i = 2}, "argument 11 'l' (i1): the value 2 is out of range (0 .. 1)"},
+        {12, {.kind = TRD_ARG_FLOAT, .value.f = 1.0}, "fp8 scalars are passed as raw bits"},
+        {0, {.kind = 99}, "got an unknown kind"},
+    };
+    for (size_t i = 0; i < TRD_ARRAY_SIZE(bad); i++) {
+        trd_arg_t copy[13];
+        memcpy(copy, a, sizeof copy);
+        copy[bad[i].index] = bad[i].arg;
+        TU_FAILS(trd_args_pack(&k, &dev, copy, 13, storage, params, sizes), TRD_ERR_INVALID_ARGUMENT, bad[i].needle);
+        ck_assert_ptr_nonnull(strstr(trd_error_message(), "kernel 'pack'"));
+    }
+    TU_FAILS(trd_args_pack(&k, &dev, a, 12, storage, params, sizes), TRD_ERR_INVALID_ARGUMENT,
+             "kernel 'pack' takes 13 arguments");
+    /* a buffer of another device */
+    trd_device_t other;
+    memset(&other, 0, sizeof other);
+    other.uri = "test:1";
+    trd_buffer_t buf = {.dev = &other, .ptr = &target, .size = 4};
+    trd_arg_t copy[13];
+    memcpy(copy, a, sizeof copy);
+    copy[0] = trd_arg_buffer(&buf);
+    TU_FAILS(trd_args_pack(&k, &dev, copy, 13, storage, params, sizes), TRD_ERR_INVALID_ARGUMENT,
+             "the buffer is on test:1, the launch on test:0");
+    trd_signature_free(&k.src.sig);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("core");
+    TCase *t = tcase_create("core");
+    tcase_add_test(t, version_and_status);
+    tcase_add_test(t, errors_are_thread_local);
+    tcase_add_test(t, struct_sizes);
+    tcase_add_test(t, signature_text);
+    tcase_add_test(t, signature_ttir);
+    tcase_add_test(t, metadata_good);
+    tcase_add_test(t, metadata_bad);
+    tcase_add_test(t, bundle_round_trip);
+    tcase_add_test(t, bundle_corrupt);
+    tcase_add_test(t, triton_cache_entry);
+    tcase_add_test(t, formats_and_targets);
+    tcase_add_test(t, half_and_bf16);
+    tcase_add_test(t, sha256_vectors);
+    tcase_add_test(t, args_packing);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    return tu_run(suite());
+}

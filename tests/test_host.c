@@ -1,0 +1,435 @@
+/* test_host.c: the host CPU driver runs real kernels (examples/host/,
+ * native code in Triton's programming model) on random inputs; every output
+ * element is checked against C. Grids from 1 to 10^5 programs, 2-D and 3-D
+ * grids, every scalar type, scratch, streams and events, several threads. */
+#include <math.h>
+#include <pthread.h>
+
+#include "tests/testutil.h"
+
+static trd_runtime_t *rt;
+static trd_device_t *host;
+
+static void setup(void)
+{
+    rt = tu_runtime(NULL, NULL);
+    TU_OK(trd_runtime_device_find(rt, "host:0", &host));
+}
+
+static void teardown(void)
+{
+    trd_runtime_destroy(rt);
+}
+
+static trd_kernel_t *host_kernel(const char *name, const char *sig, const char *metadata)
+{
+    trd_kernel_t *k;
+    trd_kernel_desc_t d = {.struct_size = sizeof d, .path = tu_host_kernel(name), .name = name, .signature = sig,
+                           .metadata = metadata};
+    TU_OK(trd_kernel_create(rt, &d, &k));
+    return k;
+}
+
+static trd_buffer_t *upload(const void *data, size_t bytes)
+{
+    trd_buffer_t *b;
+    TU_OK(trd_buffer_alloc(host, bytes, &b));
+    TU_OK(trd_buffer_write(b, 0, data, bytes, NULL));
+    return b;
+}
+
+START_TEST(vector_add_grids)
+{
+    trd_kernel_t *k = host_kernel("add_kernel", "x:*fp32,y:*fp32,out:*fp32,n:i32", NULL);
+    /* grids of 1 .. 10^5 programs (1024 elements each) */
+    const long sizes[] = {1, 1000, 1024, 1025, 77777, 1 << 20, 100000L * 1024};
+    for (size_t c = 0; c < TU_LEN(sizes); c++) {
+        long n = sizes[c];
+        size_t bytes = (size_t)n * 4;
+        float *x = malloc(bytes), *y = malloc(bytes), *out = malloc(bytes);
+        tu_fill_f32(x, (size_t)n, 1 + c);
+        tu_fill_f32(y, (size_t)n, 100 + c);
+        for (long i = 0; i < n; i++)
+            out[i] = NAN; /* poison */
+        trd_buffer_t *bx = upload(x, bytes), *by = upload(y, bytes), *bo = upload(out, bytes);
+        trd_arg_t a[4] = {trd_arg_buffer(bx), trd_arg_buffer(by), trd_arg_buffer(bo), trd_arg_int(n)};
+        uint32_t programs = (uint32_t)((n + 1023) / 1024);
+        trd_launch_t l = {.struct_size = sizeof l, .grid = {programs, 1, 1}, .num_args = 4, .args = a, .device = host};
+        TU_OK(trd_kernel_launch(k, &l));
+        TU_OK(trd_buffer_read(bo, 0, out, bytes, NULL));
+        for (long i = 0; i < n; i++)
+            ck_assert_msg(out[i] == x[i] + y[i], "n=%ld: out[%ld] = %g, expected %g", n, i, out[i], x[i] + y[i]);
+        trd_buffer_free(bx);
+        trd_buffer_free(by);
+        trd_buffer_free(bo);
+        free(x);
+        free(y);
+        free(out);
+    }
+    trd_kernel_destroy(k);
+}
+END_TEST
+
+START_TEST(transpose_2d)
+{
+    trd_kernel_t *k = host_kernel("transpose_kernel", "in:*fp32,out:*fp32,M:i32,N:i32,alpha:fp32,TILE:constexpr", NULL);
+    const int shapes[][2] = {{1, 1}, {33, 65}, {300, 17}, {512, 512}};
+    for (size_t c = 0; c < TU_LEN(shapes); c++) {
+        int m = shapes[c][0], n = shapes[c][1];
+        size_t bytes = (size_t)m * n * 4;
+        float *in = malloc(bytes), *out = malloc(bytes);
+        tu_fill_f32(in, (size_t)m * n, 7 + c);
+        for (int i = 0; i < m * n; i++)
+            out[i] = NAN;
+        trd_buffer_t *bi = upload(in, bytes), *bo = upload(out, bytes);
+        trd_arg_t a[5] = {trd_arg_buffer(bi), trd_arg_buffer(bo), trd_arg_int(m), trd_arg_int(n), trd_arg_float(-1.5)};
+        trd_launch_t l = {.struct_size = sizeof l, .grid = {(uint32_t)(n + 31) / 32, (uint32_t)(m + 31) / 32, 1},
+                          .num_args = 5, .args = a, .device = host};
+        TU_OK(trd_kernel_launch(k, &l));
+        TU_OK(trd_buffer_read(bo, 0, out, bytes, NULL));
+        for (int r = 0; r < m; r++)
+            for (int col = 0; col < n; col++)
+                ck_assert_msg(out[(size_t)col * m + r] == -1.5f * in[(size_t)r * n + col], "%dx%d: out[%d][%d]", m, n, col, r);
+        trd_buffer_free(bi);
+        trd_buffer_free(bo);
+        free(in);
+        free(out);
+    }
+    trd_kernel_destroy(k);
+}
+END_TEST
+
+START_TEST(program_ids)
+{
+    trd_kernel_t *k = host_kernel("pid_grid_kernel", "out:*i32,hits:*i32", NULL);
+    const uint32_t grids[][3] = {{1, 1, 1}, {7, 1, 1}, {5, 3, 2}, {1, 1, 9}, {100000, 1, 1}, {31, 17, 13}};
+    for (size_t c = 0; c < TU_LEN(grids); c++) {
+        const uint32_t *g = grids[c];
+        uint64_t total = (uint64_t)g[0] * g[1] * g[2];
+        int32_t *out = malloc(total * 6 * 4), *hits = calloc(total, 4);
+        for (uint64_t i = 0; i < total * 6; i++)
+            out[i] = -1;
+        trd_buffer_t *bo = upload(out, total * 24), *bh = upload(hits, total * 4);
+        trd_arg_t a[2] = {trd_arg_buffer(bo), trd_arg_buffer(bh)};
+        trd_launch_t l = {.struct_size = sizeof l, .grid = {g[0], g[1], g[2]}, .num_args = 2, .args = a, .device = host};
+        TU_OK(trd_kernel_launch(k, &l));
+        TU_OK(trd_buffer_read(bo, 0, out, total * 24, NULL));
+        TU_OK(trd_buffer_read(bh, 0, hits, total * 4, NULL));
+        for (uint32_t z = 0; z < g[2]; z++)
+            for (uint32_t y = 0; y < g[1]; y++)
+                for (uint32_t x = 0; x < g[0]; x++) {
+                    uint64_t p = x + (uint64_t)g[0] * (y + (uint64_t)g[1] * z);
+                    ck_assert_msg(hits[p] == 1, "program (%u,%u,%u) ran %d times", x, y, z, hits[p]);
+                    ck_assert_int_eq(out[6 * p + 0], (int32_t)x);
+                    ck_assert_int_eq(out[6 * p + 1], (int32_t)y);
+                    ck_assert_int_eq(out[6 * p + 2], (int32_t)z);
+                    for (int d = 0; d < 3; d++)
+                        ck_assert_int_eq(out[6 * p + 3 + (uint64_t)d], (int32_t)g[d]);
+                }
+        trd_buffer_free(bo);
+        trd_buffer_free(bh);
+        free(out);
+        free(hits);
+    }
+    trd_kernel_destroy(k);
+}
+END_TEST
+
+static double half_value(uint16_t h)
+{
+    int e = (h >> 10) & 0x1f, m = h & 0x3ff;
+    double v = e == 0 ? ldexp(m, -24) : ldexp(m + 1024, e - 25);
+    return (h & 0x8000) ? -v : v;
+}
+
+START_TEST(scalar_types)
+{
+    trd_kernel_t *k = host_kernel("scalars_kernel", "out:*i64,a:i8,b:i16,c:i32,d:i64,e:u32,f:u64,g:fp16,h:bf16,i:fp32,"
+                                                    "j:fp64,C:constexpr,l:i1", NULL);
+    int64_t out[11];
+    memset(out, 0x5a, sizeof out);
+    trd_buffer_t *bo = upload(out, sizeof out);
+    uint64_t seed = 99;
+    for (int round = 0; round < 20; round++) {
+        int8_t a = (int8_t)(tu_rand(&seed) % 256 - 128);
+        int16_t b = (int16_t)(tu_rand(&seed) % 65536 - 32768);
+        int32_t c = (int32_t)(tu_rand(&seed) % 2000000) - 1000000;
+        int64_t d = (int64_t)(tu_rand(&seed) >> 1) * (round % 2 ? -1 : 1);
+        uint32_t e = (uint32_t)tu_rand(&seed);
+        uint64_t f = tu_rand(&seed);
+        /* k/64 with |k| < 2048 is exact in fp16, with |k| < 256 exact in bf16 */
+        double fp = ((double)(tu_rand(&seed) % 4095) - 2047.0) / 64.0;
+        double fb = ((double)(tu_rand(&seed) % 511) - 255.0) / 64.0;
+        trd_arg_t args[12] = {trd_arg_buffer(bo), trd_arg_int(a), trd_arg_int(b), trd_arg_int(c), trd_arg_int(d),
+                              trd_arg_uint(e), trd_arg_uint(f), trd_arg_float(fp), trd_arg_float(fb), trd_arg_float(fp),
+                              trd_arg_float(fp / 3.0), trd_arg_int(round % 2)};
+        trd_launch_t l = {.struct_size = sizeof l, .grid = {1, 1, 1}, .num_args = 12, .args = args, .device = host};
+        TU_OK(trd_kernel_launch(k, &l));
+        TU_OK(trd_buffer_read(bo, 0, out, sizeof out, NULL));
+        ck_assert_int_eq(out[0], a);
+        ck_assert_int_eq(out[1], b);
+        ck_assert_int_eq(out[2], c);
+        ck_assert_int_eq(out[3], d);
+        ck_assert_int_eq(out[4], (int64_t)e);
+        ck_assert_uint_eq((uint64_t)out[5], f);
+        ck_assert_msg(half_value((uint16_t)out[6]) == fp, "fp16 0x%04llx for %g", (unsigned long long)out[6], fp);
+        uint32_t bits = (uint32_t)out[7] << 16;
+        float bf;
+        memcpy(&bf, &bits, 4);
+        ck_assert_msg((double)bf == fb, "bf16 0x%04llx for %g", (unsigned long long)out[7], fb);
+        double gotd, gotf;
+        memcpy(&gotd, &out[8], 8);
+        memcpy(&gotf, &out[9], 8);
+        ck_assert(gotd == fp / 3.0);
+        ck_assert(gotf == (double)(float)fp);
+        ck_assert_int_eq(out[10], round % 2);
+    }
+    trd_buffer_free(bo);
+    trd_kernel_destroy(k);
+}
+END_TEST
+
+START_TEST(global_scratch)
+{
+    /* the metadata says 16 bytes of scratch a program: every program gets its own slice */
+    const char *meta = "{\"name\":\"scratch_kernel\",\"target\":{\"backend\":\"host\",\"arch\":\"\"},\"num_warps\":1,"
+                       "\"global_scratch_size\":16,\"global_scratch_align\":16}";
+    trd_kernel_t *k = host_kernel("scratch_kernel", "x:*fp32,out:*fp32", meta);
+    const uint32_t n = 5000;
+    float *x = malloc(n * 16), *out = malloc(n * 4);
+    tu_fill_f32(x, n * 4, 3);
+    trd_buffer_t *bx = upload(x, n * 16), *bo = upload(out, n * 4);
+    trd_arg_t a[2] = {trd_arg_buffer(bx), trd_arg_buffer(bo)};
+    trd_launch_t l = {.struct_size = sizeof l, .grid = {n, 1, 1}, .num_args = 2, .args = a, .device = host};
+    TU_OK(trd_kernel_launch(k, &l));
+    TU_OK(trd_buffer_read(bo, 0, out, n * 4, NULL));
+    for (uint32_t p = 0; p < n; p++) {
+        float want = x[4 * p] + x[4 * p + 1] + x[4 * p + 2] + x[4 * p + 3];
+        ck_assert_msg(out[p] == want, "program %u: %g, expected %g", p, out[p], want);
+    }
+    /* a caller-provided scratch is used instead */
+    float *mine = calloc(n, 16);
+    l.global_scratch = mine;
+    TU_OK(trd_kernel_launch(k, &l));
+    ck_assert(mine[4 * 17] == x[4 * 17]);
+    free(mine);
+    trd_buffer_free(bx);
+    trd_buffer_free(bo);
+    free(x);
+    free(out);
+    trd_kernel_destroy(k);
+}
+END_TEST
+
+START_TEST(streams_and_events)
+{
+    trd_kernel_t *k = host_kernel("add_kernel", "x:*fp32,y:*fp32,out:*fp32,n:i32", NULL);
+    const int n = 1 << 16;
+    float *x = malloc(n * 4), *y = malloc(n * 4), *out = malloc(n * 4);
+    tu_fill_f32(x, n, 11);
+    tu_fill_f32(y, n, 12);
+    trd_stream_t *s;
+    TU_OK(trd_stream_create(host, &s));
+    trd_buffer_t *bx, *by, *bo;
+    TU_OK(trd_buffer_alloc(host, n * 4, &bx));
+    TU_OK(trd_buffer_alloc(host, n * 4, &by));
+    TU_OK(trd_buffer_alloc(host, n * 4, &bo));
+    trd_event_t *e0, *e1;
+    TU_OK(trd_event_create(host, &e0));
+    TU_OK(trd_event_create(host, &e1));
+    /* everything queued in order on one stream: writes, a fill, launches, a read */
+    TU_OK(trd_buffer_write(bx, 0, x, n * 4, s));
+    TU_OK(trd_buffer_write(by, 0, y, n * 4, s));
+    TU_OK(trd_buffer_fill(bo, 0, n * 4, 0xff, s));
+    TU_OK(trd_event_record(e0, s));
+    trd_arg_t a[4] = {trd_arg_buffer(bx), trd_arg_buffer(by), trd_arg_buffer(bo), trd_arg_int(n)};
+    trd_launch_t l = {.struct_size = sizeof l, .grid = {n / 1024, 1, 1}, .num_args = 4, .args = a, .stream = s};
+    for (int i = 0; i < 100; i++) /* more than the ring holds: launches wait for room */
+        TU_OK(trd_kernel_launch(k, &l));
+    TU_OK(trd_event_record(e1, s));
+    TU_OK(trd_buffer_read(bo, 0, out, n * 4, s));
+    TU_OK(trd_event_synchronize(e1));
+    double ms = -1;
+    TU_OK(trd_event_elapsed(e0, e1, &ms));
+    ck_assert(ms >= 0.0);
+    TU_OK(trd_stream_synchronize(s));
+    for (int i = 0; i < n; i++)
+        ck_assert(out[i] == x[i] + y[i]);
+    void *native;
+    TU_OK(trd_stream_native(s, &native));
+    ck_assert_ptr_nonnull(native);
+    trd_device_t *sd;
+    TU_OK(trd_stream_device(s, &sd));
+    ck_assert_ptr_eq(sd, host);
+    TU_FAILS(trd_stream_wrap(host, native, &s), TRD_ERR_UNSUPPORTED, "no foreign one to wrap");
+    trd_event_destroy(e0);
+    trd_event_destroy(e1);
+    trd_stream_destroy(s);
+    trd_buffer_free(bx);
+    trd_buffer_free(by);
+    trd_buffer_free(bo);
+    free(x);
+    free(y);
+    free(out);
+    trd_kernel_destroy(k);
+}
+END_TEST
+
+struct worker {
+    trd_kernel_t *k;
+    int id;
+    int ok;
+};
+
+static void *launch_many(void *arg)
+{
+    struct worker *w = arg;
+    const int n = 3000 + 1000 * w->id;
+    float *x = malloc(n * 4), *y = malloc(n * 4), *out = malloc(n * 4);
+    tu_fill_f32(x, n, 40 + w->id);
+    tu_fill_f32(y, n, 80 + w->id);
+    trd_stream_t *s;
+    trd_buffer_t *bx, *by, *bo;
+    w->ok = trd_stream_create(host, &s) == TRD_OK && trd_buffer_alloc(host, n * 4, &bx) == TRD_OK &&
+            trd_buffer_alloc(host, n * 4, &by) == TRD_OK && trd_buffer_alloc(host, n * 4, &bo) == TRD_OK;
+    if (!w->ok)
+        return NULL;
+    trd_buffer_write(bx, 0, x, n * 4, NULL);
+    trd_buffer_write(by, 0, y, n * 4, NULL);
+    trd_arg_t a[4] = {trd_arg_buffer(bx), trd_arg_buffer(by), trd_arg_buffer(bo), trd_arg_int(n)};
+    for (int r = 0; r < 50 && w->ok; r++) {
+        trd_launch_t l = {.struct_size = sizeof l, .grid = {(uint32_t)(n + 1023) / 1024, 1, 1}, .num_args = 4, .args = a};
+        if (r % 2)
+            l.stream = s;
+        else
+            l.device = host;
+        w->ok = trd_kernel_launch(w->k, &l) == TRD_OK;
+    }
+    trd_stream_synchronize(s);
+    trd_buffer_read(bo, 0, out, n * 4, NULL);
+    for (int i = 0; i < n && w->ok; i++)
+        w->ok = out[i] == x[i] + y[i];
+    trd_stream_destroy(s);
+    trd_buffer_free(bx);
+    trd_buffer_free(by);
+    trd_buffer_free(bo);
+    free(x);
+    free(y);
+    free(out);
+    return NULL;
+}
+
+START_TEST(threads)
+{
+    /* one kernel, loaded lazily by whichever thread comes first, launched from 6 */
+    trd_kernel_t *k = host_kernel("add_kernel", "x:*fp32,y:*fp32,out:*fp32,n:i32", NULL);
+    pthread_t t[6];
+    struct worker w[6];
+    for (int i = 0; i < 6; i++) {
+        w[i] = (struct worker){.k = k, .id = i};
+        pthread_create(&t[i], NULL, launch_many, &w[i]);
+    }
+    for (int i = 0; i < 6; i++) {
+        pthread_join(t[i], NULL);
+        ck_assert_msg(w[i].ok, "thread %d", i);
+    }
+    trd_kernel_destroy(k);
+}
+END_TEST
+
+START_TEST(bad_launches)
+{
+    trd_kernel_t *k = host_kernel("add_kernel", "x:*fp32,y:*fp32,out:*fp32,n:i32", NULL);
+    float buf[4];
+    trd_arg_t a[4] = {trd_arg_ptr(buf), trd_arg_ptr(buf), trd_arg_ptr(buf), trd_arg_int(4)};
+    trd_launch_t l = {.struct_size = sizeof l, .grid = {1, 1, 1}, .num_args = 3, .args = a, .device = host};
+    TU_FAILS(trd_kernel_launch(k, &l), TRD_ERR_INVALID_ARGUMENT, "kernel 'add_kernel' takes 4 arguments");
+    l.num_args = 4;
+    a[3] = trd_arg_float(4.0);
+    TU_FAILS(trd_kernel_launch(k, &l), TRD_ERR_INVALID_ARGUMENT, "argument 3 'n' (i32): expects an integer, got a float");
+    a[3] = trd_arg_int(4);
+    l.struct_size = 8;
+    TU_FAILS(trd_kernel_launch(k, &l), TRD_ERR_VERSION, "trd_launch_t.struct_size is 8");
+    l.struct_size = sizeof l;
+    l.device = NULL;
+    TU_FAILS(trd_kernel_launch(k, &l), TRD_ERR_INVALID_ARGUMENT, "names neither a stream nor a device");
+    /* a kernel of another runtime */
+    trd_runtime_t *rt2 = tu_runtime(NULL, NULL);
+    trd_device_t *h2;
+    TU_OK(trd_runtime_device_find(rt2, "host:0", &h2));
+    l.device = h2;
+    TU_FAILS(trd_kernel_launch(k, &l), TRD_ERR_INVALID_ARGUMENT, "belong to different runtimes");
+    trd_runtime_destroy(rt2);
+    /* images that are not host kernels, or lack the symbol */
+    trd_kernel_t *bad;
+    trd_kernel_desc_t d = {.struct_size = sizeof d, .path = tu_host_kernel("add_kernel"), .name = "no_such_kernel",
+                           .signature = "*fp32"};
+    TU_OK(trd_kernel_create(rt, &d, &bad));
+    TU_FAILS(trd_kernel_load(bad, host, NULL), TRD_ERR_NOT_FOUND, "exports no function 'no_such_kernel'");
+    trd_kernel_destroy(bad);
+    d.name = "add_kernel";
+    d.signature = NULL;
+    TU_FAILS(trd_kernel_create(rt, &d, &bad), TRD_ERR_INVALID_ARGUMENT, "its signature is unknown");
+    d.path = NULL;
+    d.data = "not an image at all";
+    d.size = 19;
+    d.signature = "*fp32";
+    TU_FAILS(trd_kernel_create(rt, &d, &bad), TRD_ERR_FORMAT, "not a kernel image trident knows");
+    /* a truncated shared object is refused at load */
+    char *text;
+    size_t len;
+    FILE *f = fopen(tu_host_kernel("add_kernel"), "rb");
+    text = malloc(20000);
+    len = fread(text, 1, 20000, f);
+    fclose(f);
+    d.data = text;
+    d.size = len / 3;
+    TU_OK(trd_kernel_create(rt, &d, &bad));
+    TU_FAILS(trd_kernel_load(bad, host, NULL), TRD_ERR_FORMAT, "does not load");
+    /* the failure is remembered: a second try says the same without reloading */
+    TU_FAILS(trd_kernel_load(bad, host, NULL), TRD_ERR_FORMAT, "does not load");
+    trd_kernel_destroy(bad);
+    free(text);
+    trd_kernel_destroy(k);
+}
+END_TEST
+
+START_TEST(demo_bundle)
+{
+    /* the bundle `make` builds: four targets; the host runs its own */
+    trd_kernel_t *k;
+    trd_kernel_desc_t d = {.struct_size = sizeof d, .path = tu_path("%s/examples/add_kernel.trdb", tu_builddir())};
+    TU_OK(trd_kernel_create(rt, &d, &k));
+    trd_kernel_info_t ki = {.struct_size = sizeof ki};
+    TU_OK(trd_kernel_get_info(k, &ki));
+    ck_assert_uint_eq(ki.num_targets, 4);
+    trd_load_info_t li = {.struct_size = sizeof li};
+    TU_OK(trd_kernel_load(k, host, &li));
+    ck_assert_int_eq(li.format, TRD_FORMAT_HOST_SO);
+    trd_kernel_destroy(k);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("host");
+    TCase *t = tcase_create("host");
+    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_set_timeout(t, 300);
+    tcase_add_test(t, vector_add_grids);
+    tcase_add_test(t, transpose_2d);
+    tcase_add_test(t, program_ids);
+    tcase_add_test(t, scalar_types);
+    tcase_add_test(t, global_scratch);
+    tcase_add_test(t, streams_and_events);
+    tcase_add_test(t, threads);
+    tcase_add_test(t, bad_launches);
+    tcase_add_test(t, demo_bundle);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    return tu_run(suite());
+}

@@ -1,0 +1,327 @@
+/* test_loader.c: driver discovery with real dlopen of test driver modules
+ * built by the suite (tests/drivers/test_driver.c): broken modules are
+ * refused with a reason, good ones keep working, duplicated physical devices
+ * are served once, devices are selected by URI, index and property, and a
+ * launch reaches the driver with the right geometry and packed arguments. */
+#include <dlfcn.h>
+#include <stdlib.h>
+#include <unistd.h>
+
+#include <trident/driver.h>
+
+#include "tests/testutil.h"
+
+struct td_record {
+    unsigned loads, launches, unloads;
+    char options[8192];
+    char arch[32];
+    unsigned ordinal;
+    unsigned num_warps, num_ctas, shared, warp_size, flags, num_params;
+    unsigned grid[3];
+    unsigned nparams;
+    unsigned sizes[64];
+    unsigned char bytes[64][16];
+    int had_native;
+    void *native;
+};
+
+static struct td_record *record_of(const char *module)
+{
+    void *h = dlopen(tu_test_driver(module), RTLD_NOW | RTLD_NOLOAD);
+    ck_assert_msg(h != NULL, "module %s is not loaded", module);
+    struct td_record *r = dlsym(h, "td_record");
+    dlclose(h); /* the runtime still holds it */
+    ck_assert_ptr_nonnull(r);
+    return r;
+}
+
+static const trd_driver_info_t *find_driver(trd_runtime_t *rt, const char *name, trd_driver_info_t *info)
+{
+    uint32_t n = 0;
+    TU_OK(trd_runtime_driver_count(rt, &n));
+    for (uint32_t i = 0; i < n; i++) {
+        info->struct_size = sizeof *info;
+        TU_OK(trd_runtime_driver_info(rt, i, info));
+        if (!strcmp(info->name, name))
+            return info;
+    }
+    return NULL;
+}
+
+static const char *modules(const char *const *names, size_t n)
+{
+    static char buf[8192];
+    buf[0] = '\0';
+    for (size_t i = 0; i < n; i++) {
+        strcat(buf, i ? ":" : "");
+        strcat(buf, tu_test_driver(names[i]));
+    }
+    return buf;
+}
+
+START_TEST(broken_modules_are_refused)
+{
+    const char *names[] = {"td_noentry", "td_badabi", "td_small", "td_nullfn", "td_initfail", "td_unsup", "td_zero", "td_a"};
+    trd_runtime_t *rt = tu_runtime(modules(names, 8), NULL);
+    trd_driver_info_t info;
+    struct {
+        const char *name;
+        int32_t status;
+        const char *reason;
+    } want[] = {
+        {"td_noentry.so", TRD_DRIVER_FAILED, "no 'trd_driver_entry' symbol"},
+        {"td_badabi.so", TRD_DRIVER_FAILED, "driver ABI version 99 is not supported (this trident supports 1)"},
+        {"td_small.so", TRD_DRIVER_FAILED, "ops table is 24 bytes"},
+        {"td_nullfn.so", TRD_DRIVER_FAILED, "required function 'launch' is NULL"},
+        {"tdinitfail", TRD_DRIVER_FAILED, "simulated init failure (error 999)"},
+        {"tdunsup", TRD_DRIVER_SKIPPED, "libfake.so.1 not found (tried /x, /y)"},
+        {"tdzero", TRD_DRIVER_LOADED, "0 devices: fakeErrorNoDevice (100)"},
+        {"tda", TRD_DRIVER_LOADED, ""},
+    };
+    for (size_t i = 0; i < TU_LEN(want); i++) {
+        ck_assert_msg(find_driver(rt, want[i].name, &info), "driver %s not listed", want[i].name);
+        ck_assert_msg(info.status == want[i].status, "%s: status %d", want[i].name, info.status);
+        ck_assert_msg(strstr(info.reason, want[i].reason), "%s: reason '%s' lacks '%s'", want[i].name, info.reason,
+                      want[i].reason);
+        ck_assert_ptr_nonnull(strstr(info.path, "/tests/drivers/.libs/"));
+    }
+    ck_assert_uint_eq(find_driver(rt, "tda", &info)->device_count, 2);
+    ck_assert_uint_eq(find_driver(rt, "tdzero", &info)->device_count, 0);
+    /* the embedded host driver is always there */
+    ck_assert_ptr_nonnull(find_driver(rt, "host", &info));
+    ck_assert_str_eq(info.path, "(built-in)");
+    uint32_t n;
+    TU_OK(trd_runtime_device_count(rt, &n));
+    ck_assert_uint_eq(n, 3); /* tda:0, tda:1, host:0 */
+    trd_runtime_destroy(rt);
+}
+END_TEST
+
+START_TEST(paths_and_duplicates)
+{
+    /* relative entries are ignored; a second module of one name is skipped */
+    char list[8192];
+    snprintf(list, sizeof list, "relative/dir:%s:%s", tu_test_driver("td_a"), tu_test_driver("td_a"));
+    trd_runtime_t *rt = tu_runtime(list, NULL);
+    uint32_t n;
+    TU_OK(trd_runtime_driver_count(rt, &n));
+    trd_driver_info_t info = {.struct_size = sizeof info};
+    TU_OK(trd_runtime_driver_info(rt, 0, &info));
+    ck_assert_int_eq(info.status, TRD_DRIVER_SKIPPED);
+    ck_assert_ptr_nonnull(strstr(info.reason, "not absolute"));
+    TU_OK(trd_runtime_driver_info(rt, 2, &info));
+    ck_assert_int_eq(info.status, TRD_DRIVER_SKIPPED);
+    ck_assert_ptr_nonnull(strstr(info.reason, "driver 'tda' is already loaded"));
+    TU_OK(trd_runtime_device_count(rt, &n));
+    ck_assert_uint_eq(n, 3);
+    trd_runtime_destroy(rt);
+    /* a directory: every trident_*.so in it (none here) */
+    rt = tu_runtime(tu_path("%s/tests/drivers/.libs", tu_builddir()), NULL);
+    TU_OK(trd_runtime_device_count(rt, &n));
+    ck_assert_uint_eq(n, 1);
+    trd_runtime_destroy(rt);
+}
+END_TEST
+
+START_TEST(one_physical_device_one_driver)
+{
+    /* td_a's device 0 and td_dup's device 0 share PCI 0000:80:00.0 */
+    const char *names[] = {"td_a", "td_dup"};
+    trd_runtime_t *rt = tu_runtime(modules(names, 2), NULL);
+    trd_driver_info_t info;
+    /* td_dup has priority 10 > 0: it keeps the device */
+    ck_assert_uint_eq(find_driver(rt, "tda", &info)->device_count, 1);
+    ck_assert_ptr_nonnull(strstr(info.reason, "tda:0 is the same device as tddup:0"));
+    ck_assert_uint_eq(find_driver(rt, "tddup", &info)->device_count, 1);
+    trd_device_t *d;
+    TU_FAILS(trd_runtime_device_find(rt, "tda:0", &d), TRD_ERR_NO_DEVICE, "no device matches 'tda:0'");
+    TU_OK(trd_runtime_device_find(rt, "tddup:0", &d));
+    TU_OK(trd_runtime_device_find(rt, "tda:1", &d));
+    trd_runtime_destroy(rt);
+    /* the configuration picks the driver, over priorities */
+    rt = tu_runtime(modules(names, 2), "[device \"pci=0000:80:00.0\"]\ndriver = tda\n");
+    ck_assert_uint_eq(find_driver(rt, "tda", &info)->device_count, 2);
+    ck_assert_uint_eq(find_driver(rt, "tddup", &info)->device_count, 0);
+    TU_OK(trd_runtime_device_find(rt, "tda:0", &d));
+    trd_runtime_destroy(rt);
+    /* and priorities can be configured */
+    rt = tu_runtime(modules(names, 2), "[driver.tda]\npriority = 50\n");
+    ck_assert_uint_eq(find_driver(rt, "tda", &info)->device_count, 2);
+    trd_runtime_destroy(rt);
+}
+END_TEST
+
+START_TEST(config_disables)
+{
+    const char *names[] = {"td_a", "td_b"};
+    trd_runtime_t *rt = tu_runtime(modules(names, 2), "[driver.tdb]\nenabled = false\n[device \"tda:1\"]\nenabled = no\n");
+    trd_driver_info_t info;
+    find_driver(rt, "tdb", &info);
+    ck_assert_int_eq(info.status, TRD_DRIVER_SKIPPED);
+    ck_assert_ptr_nonnull(strstr(info.reason, "disabled by the configuration (test.ini:2)"));
+    find_driver(rt, "tda", &info);
+    ck_assert_uint_eq(info.device_count, 1);
+    ck_assert_ptr_nonnull(strstr(info.reason, "tda:1 disabled by the configuration (test.ini:4)"));
+    trd_runtime_destroy(rt);
+}
+END_TEST
+
+START_TEST(device_selection)
+{
+    const char *names[] = {"td_a", "td_b", "td_gfx"};
+    trd_runtime_t *rt = tu_runtime(modules(names, 3), NULL);
+    trd_device_t *d;
+    trd_device_props_t p = {.struct_size = sizeof p};
+    struct {
+        const char *sel, *uri;
+    } cases[] = {
+        {"tda:1", "tda:1"},       {"1", "tda:1"},           {"arch=sm80", "tdb:0"},
+        {"backend=hip", "tdgfx:0"}, {"tdgfx", "tdgfx:0"},   {"name=gpu gfx1100", "tdgfx:0"},
+        {"pci=0000:90:00.0", "tdb:0"}, {"kind=cpu", "host:0"}, {"arch=sm90,index=1", "tda:1"},
+        {"driver=tda,name=#0", "tda:0"}, {"host", "host:0"},
+    };
+    for (size_t i = 0; i < TU_LEN(cases); i++) {
+        TU_OK(trd_runtime_device_find(rt, cases[i].sel, &d));
+        TU_OK(trd_device_get_props(d, &p));
+        ck_assert_msg(!strcmp(p.uri, cases[i].uri), "'%s' found %s, expected %s", cases[i].sel, p.uri, cases[i].uri);
+    }
+    /* best: a GPU before the host, then the most memory (tda:1 has 17 GiB) */
+    TU_OK(trd_runtime_device_find(rt, NULL, &d));
+    TU_OK(trd_device_get_props(d, &p));
+    ck_assert_str_eq(p.uri, "tda:1");
+    TU_FAILS(trd_runtime_device_find(rt, "arch=sm70", &d), TRD_ERR_NO_DEVICE, "devices: tda:0 (sm90)");
+    TU_FAILS(trd_runtime_device_find(rt, "colour=red", &d), TRD_ERR_INVALID_ARGUMENT, "key 'colour' is not one of");
+    TU_FAILS(trd_runtime_device_find(rt, "kind=tpu", &d), TRD_ERR_INVALID_ARGUMENT, "expected gpu or cpu");
+    TU_FAILS(trd_runtime_device_find(rt, "arch", &d), TRD_ERR_NO_DEVICE, "no device matches 'arch'");
+    TU_FAILS(trd_runtime_device_get(rt, 9, &d), TRD_ERR_NOT_FOUND, "index 9 is out of range (5 devices)");
+    /* properties a driver reports reach the caller */
+    TU_OK(trd_runtime_device_find(rt, "tdb:0", &d));
+    TU_OK(trd_device_get_props(d, &p));
+    ck_assert_str_eq(p.driver, "tdb");
+    ck_assert_str_eq(p.backend, "cuda");
+    ck_assert_str_eq(p.pci_bus_id, "0000:90:00.0");
+    ck_assert_uint_eq(p.memory_bytes, (uint64_t)16 << 30);
+    ck_assert_uint_eq(p.max_shared_per_block_optin, 227u << 10);
+    int32_t m;
+    TU_OK(trd_device_matches(d, "arch=sm80", &m));
+    ck_assert_int_eq(m, 1);
+    trd_runtime_destroy(rt);
+}
+END_TEST
+
+START_TEST(launch_reaches_the_driver)
+{
+    const char *names[] = {"td_a"};
+    trd_runtime_t *rt = tu_runtime(modules(names, 1), NULL);
+    trd_device_t *d;
+    TU_OK(trd_runtime_device_find(rt, "tda:1", &d));
+    /* a real Triton cache entry for sm90: its metadata drives the module desc */
+    trd_kernel_t *k;
+    trd_kernel_desc_t kd = {.struct_size = sizeof kd, .path = tu_fixture("cuda", "cluster")};
+    TU_OK(trd_kernel_create(rt, &kd, &k));
+    trd_buffer_t *b;
+    TU_OK(trd_buffer_alloc(d, 4096, &b));
+    void *addr;
+    TU_OK(trd_buffer_address(b, &addr));
+    trd_stream_t *s;
+    TU_OK(trd_stream_create(d, &s));
+    trd_arg_t args[4] = {trd_arg_buffer(b), trd_arg_ptr((void *)0x1000), trd_arg_ptr(NULL), trd_arg_int(-7)};
+    trd_launch_t l = {.struct_size = sizeof l, .grid = {3, 2, 1}, .num_args = 4, .args = args, .stream = s};
+    TU_OK(trd_kernel_launch(k, &l));
+    struct td_record *r = record_of("td_a");
+    ck_assert_uint_eq(r->loads, 1);
+    ck_assert_uint_eq(r->ordinal, 1);
+    ck_assert_uint_eq(r->num_warps, 4);
+    ck_assert_uint_eq(r->num_ctas, 2);
+    ck_assert_uint_eq(r->warp_size, 32);
+    ck_assert_uint_eq(r->launches, 1);
+    ck_assert_uint_eq(r->grid[0], 3);
+    ck_assert_uint_eq(r->grid[1], 2);
+    ck_assert_uint_eq(r->nparams, 4);
+    ck_assert_uint_eq(r->sizes[0], 8);
+    ck_assert_uint_eq(r->sizes[3], 4);
+    ck_assert_mem_eq(r->bytes[0], &addr, 8);
+    uint64_t v = 0x1000;
+    ck_assert_mem_eq(r->bytes[1], &v, 8);
+    int32_t n = -7;
+    ck_assert_mem_eq(r->bytes[3], &n, 4);
+    ck_assert_int_eq(r->had_native, 0);
+    /* the device's options reached module_load: arch and derived defaults */
+    ck_assert_ptr_nonnull(strstr(r->options, "\"arch\":\"sm90\""));
+    ck_assert_ptr_nonnull(strstr(r->options, "\"max_num_imprecise_acc_default\":1073741824"));
+    /* loaded once, launched many times; a grid with zero programs is a no-op */
+    TU_OK(trd_kernel_launch(k, &l));
+    l.grid[1] = 0;
+    TU_OK(trd_kernel_launch(k, &l));
+    ck_assert_uint_eq(r->loads, 1);
+    ck_assert_uint_eq(r->launches, 2);
+    /* a caller's stream: native, no trident stream */
+    trd_launch_t nl = {.struct_size = sizeof nl, .grid = {1, 1, 1}, .num_args = 4, .args = args, .device = d,
+                       .native_stream = (void *)0xabc};
+    TU_OK(trd_kernel_launch(k, &nl));
+    ck_assert_int_eq(r->had_native, 1);
+    ck_assert_ptr_eq(r->native, (void *)0xabc);
+    /* a kernel with no image for a device says what it has */
+    trd_device_t *host;
+    TU_OK(trd_runtime_device_find(rt, "host:0", &host));
+    int32_t ok;
+    TU_OK(trd_kernel_supports(k, host, &ok));
+    ck_assert_int_eq(ok, 0);
+    TU_FAILS(trd_kernel_load(k, host, NULL), TRD_ERR_UNSUPPORTED, "has no image host:0 (host x86_64) can run: it has cubin for cuda:sm90, ptx for cuda:sm90");
+    trd_stream_destroy(s);
+    trd_buffer_free(b);
+    trd_kernel_destroy(k);
+    ck_assert_uint_eq(r->unloads, 1);
+    trd_runtime_destroy(rt);
+}
+END_TEST
+
+START_TEST(env_driver_path)
+{
+    /* TRIDENT_DRIVER_PATH reaches the runtime through the configuration */
+    setenv("TRIDENT_DRIVER_PATH", tu_test_driver("td_b"), 1);
+    trd_runtime_t *rt = NULL;
+    trd_runtime_desc_t d = {.struct_size = sizeof d, .flags = TRD_RUNTIME_NO_DEFAULT_DRIVERS};
+    TU_OK(trd_runtime_create(&d, &rt));
+    trd_device_t *dev;
+    TU_OK(trd_runtime_device_find(rt, "tdb:0", &dev));
+    trd_runtime_destroy(rt);
+    unsetenv("TRIDENT_DRIVER_PATH");
+    /* the build tree's own modules are found without any path */
+    TU_OK(trd_runtime_create(NULL, &rt));
+    trd_driver_info_t info;
+    ck_assert_ptr_nonnull(find_driver(rt, "host", &info));
+    ck_assert_ptr_nonnull(strstr(info.path, "/drivers/host/.libs/trident_host.so"));
+    trd_runtime_destroy(rt);
+}
+END_TEST
+
+START_TEST(shared_runtime)
+{
+    trd_runtime_t *a, *b;
+    TU_OK(trd_runtime_shared(&a));
+    TU_OK(trd_runtime_shared(&b));
+    ck_assert_ptr_eq(a, b);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("loader");
+    TCase *t = tcase_create("loader");
+    tcase_add_test(t, broken_modules_are_refused);
+    tcase_add_test(t, paths_and_duplicates);
+    tcase_add_test(t, one_physical_device_one_driver);
+    tcase_add_test(t, config_disables);
+    tcase_add_test(t, device_selection);
+    tcase_add_test(t, launch_reaches_the_driver);
+    tcase_add_test(t, env_driver_path);
+    tcase_add_test(t, shared_runtime);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    return tu_run(suite());
+}
