@@ -208,8 +208,9 @@ trd_status_t hip_init(const trd_driver_init_args_t *args, void **out)
     hipError_t ce = api->hipGetDeviceCount(&n);
     if (ce != HIP_SUCCESS || n <= 0) {
         char why[256];
-        if (ce != HIP_SUCCESS || ie != HIP_SUCCESS)
-            hip_describe(api, ce != HIP_SUCCESS ? ce : ie, why, sizeof why);
+        hipError_t e = ce != HIP_SUCCESS ? ce : ie;
+        if (e != HIP_SUCCESS) /* the name only: the note is one short line */
+            snprintf(why, sizeof why, "%s (%d)", hip_error_name(api, e), (int)e);
         else
             snprintf(why, sizeof why, "hipGetDeviceCount found none");
         if (args->note && args->note_cap)

@@ -41,12 +41,16 @@ trd_status_t hip_status(hipError_t e)
     }
 }
 
-void hip_describe(const struct hip_api *api, hipError_t e, char *buf, size_t cap)
+const char *hip_error_name(const struct hip_api *api, hipError_t e)
 {
     const char *name = api->hipGetErrorName ? api->hipGetErrorName(e) : NULL;
+    return name && *name ? name : "hipError";
+}
+
+void hip_describe(const struct hip_api *api, hipError_t e, char *buf, size_t cap)
+{
+    const char *name = hip_error_name(api, e);
     const char *text = api->hipGetErrorString ? api->hipGetErrorString(e) : NULL;
-    if (!name || !*name)
-        name = "hipError";
     /* ROCm 5 returns the name as the text too: say it once */
     if (text && *text && strcmp(text, name) != 0)
         snprintf(buf, cap, "%s (%d): %s", name, (int)e, text);

@@ -123,6 +123,8 @@ void hip_library_close(struct hip_driver *d);
 
 /* error.c */
 trd_status_t hip_status(hipError_t e);
+/* "hipErrorNoDevice"; "hipError" when the runtime cannot name it. */
+const char *hip_error_name(const struct hip_api *api, hipError_t e);
 /* "hipErrorOutOfMemory (2): out of memory" into buf. */
 void hip_describe(const struct hip_api *api, hipError_t e, char *buf, size_t cap);
 /* Sets the thread's message to "<what>: <hip_describe>" and returns the
