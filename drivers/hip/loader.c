@@ -66,6 +66,11 @@ static int try_open(struct hip_driver *d, const char *path, struct tried *t)
     Dl_info info;
     const char *where = dladdr(*(void **)&api.hipInit, &info) && info.dli_fname ? info.dli_fname : path;
     snprintf(d->lib_path, sizeof d->lib_path, "%s", where);
+    /* HIP cannot be unloaded once initialized (its runtime keeps threads and
+     * state, and has no deinit): pin it in the process. */
+    void *pin = dlopen(path, RTLD_NOW | RTLD_LOCAL | RTLD_NOLOAD | RTLD_NODELETE);
+    if (pin)
+        dlclose(pin);
     d->lib = lib;
     d->api = api;
     return 1;

@@ -29,8 +29,8 @@ static const char *hip_runtime_present(void)
 
 START_TEST(test_no_device_and_host)
 {
-    const char *lib = hip_runtime_present();
     trd_runtime_t *rt = tu_runtime(hip_module(), NULL);
+    const char *lib = hip_runtime_present(); /* after the driver loaded (and kept) it */
     uint32_t n = 0;
     TU_OK(trd_runtime_driver_count(rt, &n));
     trd_driver_info_t hip = {.struct_size = 0};
