@@ -8,9 +8,9 @@
 #include "drivers/hip/hip.h"
 
 /* Records why a device cannot be used (kept for device_props). */
-static void info_fail(struct hip_device_info *info, const struct hip_api *api, hipError_t e, const char *fmt, ...)
+static void hip_info_fail(struct hip_device_info *info, const struct hip_api *api, hipError_t e, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)));
-static void info_fail(struct hip_device_info *info, const struct hip_api *api, hipError_t e, const char *fmt, ...)
+static void hip_info_fail(struct hip_device_info *info, const struct hip_api *api, hipError_t e, const char *fmt, ...)
 {
     char what[240], why[256];
     va_list ap;
@@ -27,12 +27,12 @@ static void info_fail(struct hip_device_info *info, const struct hip_api *api, h
     }
 }
 
-static int get_attr(const struct hip_api *api, struct hip_device_info *info, int ordinal, int attr,
+static int hip_get_attr(const struct hip_api *api, struct hip_device_info *info, int ordinal, int attr,
                     const char *attr_name, int *value)
 {
     hipError_t e = api->hipDeviceGetAttribute(value, attr, ordinal);
     if (e != HIP_SUCCESS) {
-        info_fail(info, api, e, "HIP device %d: hipDeviceGetAttribute(%s) failed", ordinal, attr_name);
+        hip_info_fail(info, api, e, "HIP device %d: hipDeviceGetAttribute(%s) failed", ordinal, attr_name);
         return 0;
     }
     return 1;
@@ -41,7 +41,7 @@ static int get_attr(const struct hip_api *api, struct hip_device_info *info, int
 /* gcnArchName ("gfx942:sramecc+:xnack-") from the props struct, whose layout
  * depends on the entry point (hip_abi.h). The warp size stored beside it is
  * compared with the attribute's before the name is trusted. */
-static int read_arch(const struct hip_api *api, struct hip_device_info *info, int ordinal, int warp_size)
+static int hip_read_arch(const struct hip_api *api, struct hip_device_info *info, int ordinal, int warp_size)
 {
     /* larger than either layout, in case a runtime writes more than we know */
     union {
@@ -63,14 +63,14 @@ static int read_arch(const struct hip_api *api, struct hip_device_info *info, in
         warp_at = HIP_PROPS_R0000_WARP_SIZE;
         name_at = HIP_PROPS_R0000_GCN_ARCH_NAME;
     } else {
-        info_fail(info, api, HIP_SUCCESS,
+        hip_info_fail(info, api, HIP_SUCCESS,
                   "HIP device %d: the runtime exports neither hipGetDevicePropertiesR0600 nor "
                   "hipGetDeviceProperties, the only way to its architecture name",
                   ordinal);
         return 0;
     }
     if (e != HIP_SUCCESS) {
-        info_fail(info, api, e, "HIP device %d: %s failed", ordinal, fn);
+        hip_info_fail(info, api, e, "HIP device %d: %s failed", ordinal, fn);
         return 0;
     }
     int stored;
@@ -78,7 +78,7 @@ static int read_arch(const struct hip_api *api, struct hip_device_info *info, in
     const char *name = (const char *)props.bytes + name_at;
     size_t len = strnlen(name, HIP_PROPS_GCN_ARCH_NAME_LEN);
     if (stored != warp_size || len == HIP_PROPS_GCN_ARCH_NAME_LEN || strncmp(name, "gfx", 3) != 0) {
-        info_fail(info, api, HIP_SUCCESS,
+        hip_info_fail(info, api, HIP_SUCCESS,
                   "HIP device %d: %s returned a layout this driver does not know (warpSize %d where "
                   "hipDeviceGetAttribute says %d; gcnArchName '%.32s')",
                   ordinal, fn, stored, warp_size, len < HIP_PROPS_GCN_ARCH_NAME_LEN ? name : "?");
@@ -96,7 +96,7 @@ static int read_arch(const struct hip_api *api, struct hip_device_info *info, in
 }
 
 /* "0000:c1:00.0": the runtime's text when it parses, else the attributes. */
-static void read_pci(const struct hip_api *api, struct hip_device_info *info, int ordinal)
+static void hip_read_pci(const struct hip_api *api, struct hip_device_info *info, int ordinal)
 {
     char text[64] = "";
     unsigned dom, bus, dev, fn;
@@ -119,32 +119,32 @@ static void read_pci(const struct hip_api *api, struct hip_device_info *info, in
     info->pci_bus_id[0] = '\0'; /* unknown */
 }
 
-static void read_device(const struct hip_api *api, int ordinal, struct hip_device_info *info)
+static void hip_read_device(const struct hip_api *api, int ordinal, struct hip_device_info *info)
 {
     trd_device_props_t *p = &info->props;
     hipError_t e = api->hipDeviceGet(&info->handle, ordinal);
     if (e != HIP_SUCCESS) {
-        info_fail(info, api, e, "HIP device %d: hipDeviceGet failed", ordinal);
+        hip_info_fail(info, api, e, "HIP device %d: hipDeviceGet failed", ordinal);
         return;
     }
     if ((e = api->hipDeviceGetName(info->name, (int)sizeof info->name, info->handle)) != HIP_SUCCESS) {
-        info_fail(info, api, e, "HIP device %d: hipDeviceGetName failed", ordinal);
+        hip_info_fail(info, api, e, "HIP device %d: hipDeviceGetName failed", ordinal);
         return;
     }
     info->name[sizeof info->name - 1] = '\0';
     int warp, units, threads, shared, optin = 0;
-    if (!get_attr(api, info, ordinal, HIP_ATTR_WARP_SIZE, "hipDeviceAttributeWarpSize", &warp) ||
-        !get_attr(api, info, ordinal, HIP_ATTR_MULTIPROCESSOR_COUNT, "hipDeviceAttributeMultiprocessorCount",
+    if (!hip_get_attr(api, info, ordinal, HIP_ATTR_WARP_SIZE, "hipDeviceAttributeWarpSize", &warp) ||
+        !hip_get_attr(api, info, ordinal, HIP_ATTR_MULTIPROCESSOR_COUNT, "hipDeviceAttributeMultiprocessorCount",
                   &units) ||
-        !get_attr(api, info, ordinal, HIP_ATTR_MAX_THREADS_PER_BLOCK, "hipDeviceAttributeMaxThreadsPerBlock",
+        !hip_get_attr(api, info, ordinal, HIP_ATTR_MAX_THREADS_PER_BLOCK, "hipDeviceAttributeMaxThreadsPerBlock",
                   &threads) ||
-        !get_attr(api, info, ordinal, HIP_ATTR_MAX_SHARED_MEMORY_PER_BLOCK,
+        !hip_get_attr(api, info, ordinal, HIP_ATTR_MAX_SHARED_MEMORY_PER_BLOCK,
                   "hipDeviceAttributeMaxSharedMemoryPerBlock", &shared) ||
-        !get_attr(api, info, ordinal, HIP_ATTR_COOPERATIVE_LAUNCH, "hipDeviceAttributeCooperativeLaunch",
+        !hip_get_attr(api, info, ordinal, HIP_ATTR_COOPERATIVE_LAUNCH, "hipDeviceAttributeCooperativeLaunch",
                   &info->cooperative))
         return;
     if (warp <= 0 || warp > 1024 || units <= 0 || threads <= 0 || shared < 0) {
-        info_fail(info, api, HIP_SUCCESS,
+        hip_info_fail(info, api, HIP_SUCCESS,
                   "HIP device %d reports warp size %d, %d compute units, %d threads and %d bytes of shared "
                   "memory per block: not a device to launch on",
                   ordinal, warp, units, threads, shared);
@@ -156,12 +156,12 @@ static void read_device(const struct hip_api *api, int ordinal, struct hip_devic
         optin = shared;
     size_t bytes = 0;
     if ((e = api->hipDeviceTotalMem(&bytes, info->handle)) != HIP_SUCCESS) {
-        info_fail(info, api, e, "HIP device %d: hipDeviceTotalMem failed", ordinal);
+        hip_info_fail(info, api, e, "HIP device %d: hipDeviceTotalMem failed", ordinal);
         return;
     }
-    if (!read_arch(api, info, ordinal, warp))
+    if (!hip_read_arch(api, info, ordinal, warp))
         return;
-    read_pci(api, info, ordinal);
+    hip_read_pci(api, info, ordinal);
     p->kind = TRD_DEVICE_GPU;
     p->warp_size = (uint32_t)warp;
     p->compute_units = (uint32_t)units;
@@ -232,7 +232,7 @@ trd_status_t hip_init(const trd_driver_init_args_t *args, void **out)
     }
     d->ndevices = (uint32_t)n;
     for (int i = 0; i < n; i++)
-        read_device(api, i, &d->devices[i]);
+        hip_read_device(api, i, &d->devices[i]);
     *out = d;
     return TRD_OK;
 }

@@ -12,7 +12,7 @@
 #define HIP_SCRATCH_MAX ((uint64_t)1 << 44)
 #define HIP_ARENA_GRAIN ((uint64_t)1 << 16)
 
-static uint64_t align_up(uint64_t v, uint64_t a)
+static uint64_t hip_align_up(uint64_t v, uint64_t a)
 {
     return (v + a - 1) / a * a;
 }
@@ -92,7 +92,7 @@ void hip_arena_put_back(struct hip_arena *a, struct hip_block *blocks)
 
 /* Replaces the arena's block by one of at least `need` bytes (the slow path:
  * first use, or a launch needing more than before). */
-static trd_status_t arena_grow(struct hip_device *dev, struct hip_arena *a, uint64_t need, struct hip_block **out)
+static trd_status_t hip_arena_grow(struct hip_device *dev, struct hip_arena *a, uint64_t need, struct hip_block **out)
 {
     const struct hip_api *api = &dev->drv->api;
     pthread_mutex_lock(&a->lock);
@@ -103,7 +103,7 @@ static trd_status_t arena_grow(struct hip_device *dev, struct hip_arena *a, uint
         return TRD_OK;
     }
     uint64_t size = b ? 2 * b->size : 0;
-    size = align_up(size > need ? size : need, HIP_ARENA_GRAIN);
+    size = hip_align_up(size > need ? size : need, HIP_ARENA_GRAIN);
     struct hip_block *nb = malloc(sizeof *nb);
     if (!nb) {
         pthread_mutex_unlock(&a->lock);
@@ -135,7 +135,7 @@ static trd_status_t arena_grow(struct hip_device *dev, struct hip_arena *a, uint
     return TRD_OK;
 }
 
-static int mul_ok(uint64_t a, uint64_t b, uint64_t *out)
+static int hip_mul_ok(uint64_t a, uint64_t b, uint64_t *out)
 {
     return !__builtin_mul_overflow(a, b, out) && *out <= HIP_SCRATCH_MAX;
 }
@@ -143,13 +143,13 @@ static int mul_ok(uint64_t a, uint64_t b, uint64_t *out)
 /* Scratch for one launch: gridX*gridY*gridZ*num_ctas programs of
  * <size> bytes each, global then profile, at their alignments. The caller
  * holds a users reference on the arena. */
-static trd_status_t arena_scratch(struct hip_device *dev, struct hip_arena *a, const struct hip_module *m,
+static trd_status_t hip_arena_scratch(struct hip_device *dev, struct hip_arena *a, const struct hip_module *m,
                                   const trd_driver_launch_t *l, int want_g, int want_p, void **gs, void **ps)
 {
     uint64_t programs, gbytes = 0, pbytes = 0;
-    if (!mul_ok((uint64_t)l->grid[0] * l->grid[1], l->grid[2], &programs) ||
-        !mul_ok(programs, m->num_ctas, &programs) || (want_g && !mul_ok(programs, m->gs_size, &gbytes)) ||
-        (want_p && !mul_ok(programs, m->ps_size, &pbytes)))
+    if (!hip_mul_ok((uint64_t)l->grid[0] * l->grid[1], l->grid[2], &programs) ||
+        !hip_mul_ok(programs, m->num_ctas, &programs) || (want_g && !hip_mul_ok(programs, m->gs_size, &gbytes)) ||
+        (want_p && !hip_mul_ok(programs, m->ps_size, &pbytes)))
         return trd_driver_error(TRD_ERR_LIMIT,
                                 "grid %ux%ux%u x num_ctas %u needs more than %llu bytes of scratch on %s "
                                 "(%llu global, %llu profile bytes a program)",
@@ -160,15 +160,15 @@ static trd_status_t arena_scratch(struct hip_device *dev, struct hip_arena *a, c
         align = m->gs_align;
     if (want_p && m->ps_align > align)
         align = m->ps_align;
-    uint64_t poff = want_p ? align_up(gbytes, m->ps_align) : gbytes;
+    uint64_t poff = want_p ? hip_align_up(gbytes, m->ps_align) : gbytes;
     uint64_t need = poff + pbytes + align - 1; /* room to align the block's base */
     struct hip_block *b = atomic_load(&a->current);
     if (!b || b->size < need) {
-        trd_status_t st = arena_grow(dev, a, need, &b);
+        trd_status_t st = hip_arena_grow(dev, a, need, &b);
         if (st != TRD_OK)
             return st;
     }
-    char *base = (char *)(uintptr_t)align_up((uintptr_t)b->base, align);
+    char *base = (char *)(uintptr_t)hip_align_up((uintptr_t)b->base, align);
     *gs = want_g ? base : NULL;
     *ps = want_p ? base + poff : NULL;
     return TRD_OK;
@@ -176,7 +176,7 @@ static trd_status_t arena_scratch(struct hip_device *dev, struct hip_arena *a, c
 
 /* The arena of a stream trident does not own: the device's slot for that
  * handle, claimed on first use. NULL when every slot is taken. */
-static struct hip_arena *native_arena(struct hip_device *dev, hipStream_t s)
+static struct hip_arena *hip_native_arena(struct hip_device *dev, hipStream_t s)
 {
     if (!s)
         return &dev->null_arena;
@@ -216,7 +216,7 @@ trd_status_t hip_launch(void *module, void *stream, void *native, const trd_driv
     struct hip_arena *arena = NULL;
     trd_status_t st;
     if (want_g || want_p) {
-        arena = s && s->owned ? &s->arena : native_arena(dev, hs);
+        arena = s && s->owned ? &s->arena : hip_native_arena(dev, hs);
         if (!arena)
             return trd_driver_error(TRD_ERR_LIMIT,
                                     "scratch for a launch on %s: trident already keeps scratch for %d foreign "
@@ -224,7 +224,7 @@ trd_status_t hip_launch(void *module, void *stream, void *native, const trd_driv
                                     dev->uri, HIP_NATIVE_ARENAS);
         atomic_fetch_add(&arena->users, 1);
         void *g = NULL, *p = NULL;
-        if ((st = arena_scratch(dev, arena, m, l, want_g, want_p, &g, &p)) != TRD_OK) {
+        if ((st = hip_arena_scratch(dev, arena, m, l, want_g, want_p, &g, &p)) != TRD_OK) {
             atomic_fetch_sub(&arena->users, 1);
             return st;
         }

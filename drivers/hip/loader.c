@@ -10,12 +10,12 @@
 /* ROCm 6, ROCm 5 (Debian 12's libamdhip64-5), then the development link. */
 static const char *const default_names[] = {"libamdhip64.so.6", "libamdhip64.so.5", "libamdhip64.so"};
 
-struct tried {
+struct hip_tried {
     char text[1536];
     size_t len;
 };
 
-static void tried_add(struct tried *t, const char *path, const char *why)
+static void hip_tried_add(struct hip_tried *t, const char *path, const char *why)
 {
     /* dlerror() starts with the path again: drop it */
     size_t pl = strlen(path);
@@ -29,7 +29,7 @@ static void tried_add(struct tried *t, const char *path, const char *why)
 }
 
 /* Resolves every symbol; returns the first missing required one, or NULL. */
-static const char *resolve(void *lib, struct hip_api *api)
+static const char *hip_resolve(void *lib, struct hip_api *api)
 {
     const char *missing = NULL;
 #define HIP_RESOLVE_REQUIRED(ret, name, params)                                                      \
@@ -44,21 +44,21 @@ static const char *resolve(void *lib, struct hip_api *api)
 }
 
 /* Tries one candidate; 1 when it is usable (d filled). */
-static int try_open(struct hip_driver *d, const char *path, struct tried *t)
+static int hip_try_open(struct hip_driver *d, const char *path, struct hip_tried *t)
 {
     void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
         const char *e = dlerror();
-        tried_add(t, path, e ? e : "dlopen failed");
+        hip_tried_add(t, path, e ? e : "dlopen failed");
         return 0;
     }
     struct hip_api api;
     memset(&api, 0, sizeof api);
-    const char *missing = resolve(lib, &api);
+    const char *missing = hip_resolve(lib, &api);
     if (missing) {
         char why[128];
         snprintf(why, sizeof why, "no symbol %s: not a usable HIP runtime", missing);
-        tried_add(t, path, why);
+        hip_tried_add(t, path, why);
         dlclose(lib);
         return 0;
     }
@@ -78,7 +78,7 @@ static int try_open(struct hip_driver *d, const char *path, struct tried *t)
 
 trd_status_t hip_library_open(struct hip_driver *d, const char *configured)
 {
-    struct tried t = {.len = 0};
+    struct hip_tried t = {.len = 0};
     t.text[0] = '\0';
     if (configured && *configured) {
         /* [driver.hip] library: a colon list tried instead of the defaults */
@@ -89,11 +89,11 @@ trd_status_t hip_library_open(struct hip_driver *d, const char *configured)
             if (n > 0) {
                 char path[512];
                 if (n >= sizeof path) {
-                    tried_add(&t, "(a path)", "longer than 511 bytes");
+                    hip_tried_add(&t, "(a path)", "longer than 511 bytes");
                 } else {
                     memcpy(path, s, n);
                     path[n] = '\0';
-                    if (try_open(d, path, &t))
+                    if (hip_try_open(d, path, &t))
                         goto found;
                 }
             }
@@ -105,7 +105,7 @@ trd_status_t hip_library_open(struct hip_driver *d, const char *configured)
                                 configured, t.len ? t.text : "nothing");
     }
     for (size_t i = 0; i < sizeof default_names / sizeof *default_names; i++)
-        if (try_open(d, default_names[i], &t))
+        if (hip_try_open(d, default_names[i], &t))
             goto found;
     return trd_driver_error(TRD_ERR_UNSUPPORTED, "no usable HIP runtime: tried %s", t.text);
 found:

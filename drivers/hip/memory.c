@@ -36,7 +36,7 @@ void hip_mem_free(void *device, void *ptr)
     }
 }
 
-static const char *kind_name(int32_t kind)
+static const char *hip_kind_name(int32_t kind)
 {
     return kind == TRD_COPY_HOST_TO_DEVICE ? "host to device"
          : kind == TRD_COPY_DEVICE_TO_HOST ? "device to host"
@@ -64,7 +64,7 @@ trd_status_t hip_mem_copy(void *device, void *dst, const void *src, uint64_t siz
         hip_device_leave(dev, prev);
     if (e != HIP_SUCCESS)
         return hip_fail(api, e, "%s (%s, %llu bytes) on %s failed", stream ? "hipMemcpyAsync" : "hipMemcpy",
-                        kind_name(kind), (unsigned long long)size, dev->uri);
+                        hip_kind_name(kind), (unsigned long long)size, dev->uri);
     return TRD_OK;
 }
 

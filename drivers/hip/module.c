@@ -12,7 +12,7 @@
 
 /* A top-level boolean of the canonical (compact) metadata JSON: 1, 0, or -1
  * when absent. */
-static int meta_bool(const char *json, const char *key)
+static int hip_meta_bool(const char *json, const char *key)
 {
     char pat[64];
     snprintf(pat, sizeof pat, "\"%s\":", key);
@@ -25,12 +25,12 @@ static int meta_bool(const char *json, const char *key)
 
 /* The options cannot change a compiled image: one that asks for something
  * the image was not compiled with is an error, not silently ignored. */
-static trd_status_t check_options(const trd_driver_module_desc_t *d)
+static trd_status_t hip_check_options(const trd_driver_module_desc_t *d)
 {
     int32_t set = 0, debug = 0;
     if (trd_options_is_set(d->options, "debug", &set) == TRD_OK && set &&
         trd_options_get_bool(d->options, "debug", &debug) == TRD_OK) {
-        int built = meta_bool(d->metadata, "debug");
+        int built = hip_meta_bool(d->metadata, "debug");
         if (built >= 0 && built != !!debug)
             return trd_driver_error(TRD_ERR_INVALID_ARGUMENT,
                                     "option debug=%s, but the HSACO was compiled with debug=%s (a compiled "
@@ -47,7 +47,7 @@ static trd_status_t check_options(const trd_driver_module_desc_t *d)
 }
 
 /* What the device and the library must offer for the module's launches. */
-static trd_status_t check_launch(const struct hip_device *dev, const trd_driver_module_desc_t *d, uint64_t block)
+static trd_status_t hip_check_launch(const struct hip_device *dev, const trd_driver_module_desc_t *d, uint64_t block)
 {
     const struct hip_api *api = &dev->drv->api;
     const struct hip_device_info *info = dev->info;
@@ -88,7 +88,7 @@ static trd_status_t check_launch(const struct hip_device *dev, const trd_driver_
     return TRD_OK;
 }
 
-static trd_status_t func_attr(const struct hip_api *api, hipFunction_t f, int attr, const char *name,
+static trd_status_t hip_func_attr(const struct hip_api *api, hipFunction_t f, int attr, const char *name,
                               const trd_driver_module_desc_t *d, int *value)
 {
     hipError_t e = api->hipFuncGetAttribute(value, attr, f);
@@ -107,7 +107,7 @@ trd_status_t hip_module_load(void *device, const trd_driver_module_desc_t *d, vo
                                 d->format);
     uint64_t block = (uint64_t)d->num_warps * d->warp_size;
     trd_status_t st;
-    if ((st = check_options(d)) != TRD_OK || (st = check_launch(dev, d, block)) != TRD_OK)
+    if ((st = hip_check_options(d)) != TRD_OK || (st = hip_check_launch(dev, d, block)) != TRD_OK)
         return st;
     struct hip_module *m = calloc(1, sizeof *m);
     if (!m)
@@ -148,10 +148,10 @@ trd_status_t hip_module_load(void *device, const trd_driver_module_desc_t *d, vo
         goto fail_module;
     }
     int regs, local, max_threads;
-    if ((st = func_attr(api, m->function, HIP_FUNC_ATTR_NUM_REGS, "NUM_REGS", d, &regs)) != TRD_OK ||
-        (st = func_attr(api, m->function, HIP_FUNC_ATTR_LOCAL_SIZE_BYTES, "LOCAL_SIZE_BYTES", d, &local)) !=
+    if ((st = hip_func_attr(api, m->function, HIP_FUNC_ATTR_NUM_REGS, "NUM_REGS", d, &regs)) != TRD_OK ||
+        (st = hip_func_attr(api, m->function, HIP_FUNC_ATTR_LOCAL_SIZE_BYTES, "LOCAL_SIZE_BYTES", d, &local)) !=
             TRD_OK ||
-        (st = func_attr(api, m->function, HIP_FUNC_ATTR_MAX_THREADS_PER_BLOCK, "MAX_THREADS_PER_BLOCK", d,
+        (st = hip_func_attr(api, m->function, HIP_FUNC_ATTR_MAX_THREADS_PER_BLOCK, "MAX_THREADS_PER_BLOCK", d,
                         &max_threads)) != TRD_OK)
         goto fail_module;
     if (max_threads <= 0 || block > (uint64_t)max_threads) {

@@ -4,7 +4,7 @@
 
 #include "drivers/hip/hip.h"
 
-static void log_failure(const struct hip_device *dev, hipError_t e, const char *what)
+static void hip_log_failure(const struct hip_device *dev, hipError_t e, const char *what)
 {
     char why[256];
     hip_describe(&dev->drv->api, e, why, sizeof why);
@@ -60,10 +60,10 @@ void hip_stream_destroy(void *stream)
         /* The arena's blocks may be read by queued kernels until then. */
         hipError_t e = api->hipStreamSynchronize(s->handle);
         if (e != HIP_SUCCESS)
-            log_failure(s->dev, e, "hipStreamSynchronize before destroying a stream");
+            hip_log_failure(s->dev, e, "hipStreamSynchronize before destroying a stream");
         hip_arena_destroy(s->dev, &s->arena);
         if ((e = api->hipStreamDestroy(s->handle)) != HIP_SUCCESS)
-            log_failure(s->dev, e, "hipStreamDestroy");
+            hip_log_failure(s->dev, e, "hipStreamDestroy");
     }
     free(s);
 }
@@ -130,7 +130,7 @@ void hip_event_destroy(void *event)
         return;
     hipError_t e = ev->dev->drv->api.hipEventDestroy(ev->handle);
     if (e != HIP_SUCCESS)
-        log_failure(ev->dev, e, "hipEventDestroy");
+        hip_log_failure(ev->dev, e, "hipEventDestroy");
     free(ev);
 }
 
