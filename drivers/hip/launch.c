@@ -109,6 +109,8 @@ static trd_status_t hip_arena_grow(struct hip_device *dev, struct hip_arena *a, 
         pthread_mutex_unlock(&a->lock);
         return trd_driver_error(TRD_ERR_NO_MEMORY, "out of memory");
     }
+    /* hipMalloc allocates on the current device: the one place a launch on a
+     * caller's stream sets it (and restores it), when it is not already. */
     int prev;
     trd_status_t st = hip_device_enter(dev, &prev);
     if (st == TRD_OK) {
