@@ -28,7 +28,7 @@ static void hip_info_fail(struct hip_device_info *info, const struct hip_api *ap
 }
 
 static int hip_get_attr(const struct hip_api *api, struct hip_device_info *info, int ordinal, int attr,
-                    const char *attr_name, int *value)
+                        const char *attr_name, int *value)
 {
     hipError_t e = api->hipDeviceGetAttribute(value, attr, ordinal);
     if (e != HIP_SUCCESS) {
@@ -64,9 +64,9 @@ static int hip_read_arch(const struct hip_api *api, struct hip_device_info *info
         name_at = HIP_PROPS_R0000_GCN_ARCH_NAME;
     } else {
         hip_info_fail(info, api, HIP_SUCCESS,
-                  "HIP device %d: the runtime exports neither hipGetDevicePropertiesR0600 nor "
-                  "hipGetDeviceProperties, the only way to its architecture name",
-                  ordinal);
+                      "HIP device %d: the runtime exports neither hipGetDevicePropertiesR0600 nor "
+                      "hipGetDeviceProperties, the only way to its architecture name",
+                      ordinal);
         return 0;
     }
     if (e != HIP_SUCCESS) {
@@ -79,9 +79,9 @@ static int hip_read_arch(const struct hip_api *api, struct hip_device_info *info
     size_t len = strnlen(name, HIP_PROPS_GCN_ARCH_NAME_LEN);
     if (stored != warp_size || len == HIP_PROPS_GCN_ARCH_NAME_LEN || strncmp(name, "gfx", 3) != 0) {
         hip_info_fail(info, api, HIP_SUCCESS,
-                  "HIP device %d: %s returned a layout this driver does not know (warpSize %d where "
-                  "hipDeviceGetAttribute says %d; gcnArchName '%.32s')",
-                  ordinal, fn, stored, warp_size, len < HIP_PROPS_GCN_ARCH_NAME_LEN ? name : "?");
+                      "HIP device %d: %s returned a layout this driver does not know (warpSize %d where "
+                      "hipDeviceGetAttribute says %d; gcnArchName '%.32s')",
+                      ordinal, fn, stored, warp_size, len < HIP_PROPS_GCN_ARCH_NAME_LEN ? name : "?");
         return 0;
     }
     size_t n = strcspn(name, ":");
@@ -135,19 +135,19 @@ static void hip_read_device(const struct hip_api *api, int ordinal, struct hip_d
     int warp, units, threads, shared, optin = 0;
     if (!hip_get_attr(api, info, ordinal, HIP_ATTR_WARP_SIZE, "hipDeviceAttributeWarpSize", &warp) ||
         !hip_get_attr(api, info, ordinal, HIP_ATTR_MULTIPROCESSOR_COUNT, "hipDeviceAttributeMultiprocessorCount",
-                  &units) ||
+                      &units) ||
         !hip_get_attr(api, info, ordinal, HIP_ATTR_MAX_THREADS_PER_BLOCK, "hipDeviceAttributeMaxThreadsPerBlock",
-                  &threads) ||
+                      &threads) ||
         !hip_get_attr(api, info, ordinal, HIP_ATTR_MAX_SHARED_MEMORY_PER_BLOCK,
-                  "hipDeviceAttributeMaxSharedMemoryPerBlock", &shared) ||
+                      "hipDeviceAttributeMaxSharedMemoryPerBlock", &shared) ||
         !hip_get_attr(api, info, ordinal, HIP_ATTR_COOPERATIVE_LAUNCH, "hipDeviceAttributeCooperativeLaunch",
-                  &info->cooperative))
+                      &info->cooperative))
         return;
     if (warp <= 0 || warp > 1024 || units <= 0 || threads <= 0 || shared < 0) {
         hip_info_fail(info, api, HIP_SUCCESS,
-                  "HIP device %d reports warp size %d, %d compute units, %d threads and %d bytes of shared "
-                  "memory per block: not a device to launch on",
-                  ordinal, warp, units, threads, shared);
+                      "HIP device %d reports warp size %d, %d compute units, %d threads and %d bytes of shared "
+                      "memory per block: not a device to launch on",
+                      ordinal, warp, units, threads, shared);
         return;
     }
     /* Opt-in shared memory: 0 or an error where the runtime has no such notion. */

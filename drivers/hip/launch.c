@@ -146,7 +146,7 @@ static int hip_mul_ok(uint64_t a, uint64_t b, uint64_t *out)
  * <size> bytes each, global then profile, at their alignments. The caller
  * holds a users reference on the arena. */
 static trd_status_t hip_arena_scratch(struct hip_device *dev, struct hip_arena *a, const struct hip_module *m,
-                                  const trd_driver_launch_t *l, int want_g, int want_p, void **gs, void **ps)
+                                      const trd_driver_launch_t *l, int want_g, int want_p, void **gs, void **ps)
 {
     uint64_t programs, gbytes = 0, pbytes = 0;
     if (!hip_mul_ok((uint64_t)l->grid[0] * l->grid[1], l->grid[2], &programs) ||

@@ -89,7 +89,7 @@ static trd_status_t hip_check_launch(const struct hip_device *dev, const trd_dri
 }
 
 static trd_status_t hip_func_attr(const struct hip_api *api, hipFunction_t f, int attr, const char *name,
-                              const trd_driver_module_desc_t *d, int *value)
+                                  const trd_driver_module_desc_t *d, int *value)
 {
     hipError_t e = api->hipFuncGetAttribute(value, attr, f);
     if (e != HIP_SUCCESS)
@@ -152,7 +152,7 @@ trd_status_t hip_module_load(void *device, const trd_driver_module_desc_t *d, vo
         (st = hip_func_attr(api, m->function, HIP_FUNC_ATTR_LOCAL_SIZE_BYTES, "LOCAL_SIZE_BYTES", d, &local)) !=
             TRD_OK ||
         (st = hip_func_attr(api, m->function, HIP_FUNC_ATTR_MAX_THREADS_PER_BLOCK, "MAX_THREADS_PER_BLOCK", d,
-                        &max_threads)) != TRD_OK)
+                            &max_threads)) != TRD_OK)
         goto fail_module;
     if (max_threads <= 0 || block > (uint64_t)max_threads) {
         st = trd_driver_error(TRD_ERR_LIMIT,
