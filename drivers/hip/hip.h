@@ -1,0 +1,175 @@
+/* hip.h: the HIP driver's parts.
+ *
+ *   loader.c  dlopens the HIP runtime and resolves symbols.h
+ *   error.c   HIP errors as trident statuses and messages
+ *   device.c  init, enumeration and properties, the current device
+ *   module.c  HSACO code objects
+ *   launch.c  kernel launches and their scratch arenas
+ *   memory.c  allocations and copies
+ *   stream.c  streams and events
+ *   entry.c   the ops table
+ *
+ * HIP keeps a current device per thread and binds modules, streams, events
+ * and allocations to the device current when they are made. The driver makes
+ * its device current around such calls and restores the caller's afterwards
+ * (hip_device_enter/leave); a launch on a stream needs no current device, as
+ * the stream carries its own.
+ */
+#ifndef TRD_DRIVER_HIP_H
+#define TRD_DRIVER_HIP_H
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdint.h>
+
+#include <trident/driver.h>
+
+#include "drivers/hip/hip_abi.h"
+#include "drivers/hip/symbols.h"
+
+struct hip_api {
+#define HIP_API_FIELD(ret, name, params) ret(*name) params;
+    HIP_SYMBOLS(HIP_API_FIELD, HIP_API_FIELD)
+#undef HIP_API_FIELD
+};
+
+/* What init learned of one device. */
+struct hip_device_info {
+    trd_status_t status;      /* TRD_OK, or why the device is not usable */
+    char error[512];
+    hipDevice_t handle;
+    char name[256];
+    char arch[64];            /* gcnArchName without its features */
+    char pci_bus_id[32];
+    trd_device_props_t props; /* the strings above are set by device_props */
+    int cooperative;          /* hipDeviceAttributeCooperativeLaunch */
+    int cluster;              /* R0600 clusterLaunch; -1 when unknown */
+};
+
+struct hip_driver {
+    void *lib;
+    char lib_path[512];
+    struct hip_api api;
+    uint32_t ndevices;
+    struct hip_device_info *devices;
+};
+
+/* Device memory for Triton's scratch pointers, one arena per stream: blocks
+ * grow and are reused, so a launch allocates nothing once the arena is large
+ * enough. A block that is replaced may still be read by a queued kernel; it
+ * is kept on `retired` until the stream has been synchronized. */
+struct hip_block {
+    void *base;
+    uint64_t size;
+    struct hip_block *older;
+};
+
+struct hip_arena {
+    _Atomic(struct hip_block *) current;
+    /* Launches between reading `current` and enqueueing their kernel: while
+     * any is, retired blocks are not freed (they may be what it read). */
+    atomic_uint users;
+    pthread_mutex_t lock; /* growth and release only */
+    struct hip_block *retired;
+};
+
+/* Arenas of streams trident does not own, keyed by the native handle; a slot
+ * is claimed once with a compare-and-swap and kept until the device closes. */
+#define HIP_NATIVE_ARENAS 64
+
+struct hip_native_arena {
+    _Atomic(hipStream_t) stream;
+    struct hip_arena arena;
+};
+
+struct hip_device {
+    struct hip_driver *drv;
+    const struct hip_device_info *info;
+    int ordinal;
+    char uri[24];                 /* "hip:0", for messages */
+    struct hip_arena null_arena;  /* the device's default (NULL) stream */
+    struct hip_native_arena native[HIP_NATIVE_ARENAS];
+};
+
+enum hip_launch_mode { HIP_LAUNCH_PLAIN, HIP_LAUNCH_COOPERATIVE, HIP_LAUNCH_CLUSTER };
+
+struct hip_module {
+    struct hip_device *dev;
+    hipModule_t module;
+    hipFunction_t function;
+    enum hip_launch_mode mode;
+    uint32_t block_x;   /* num_warps * warp_size */
+    uint32_t num_ctas;
+    uint32_t shared;
+    uint32_t cooperative; /* with a cluster launch */
+    uint64_t gs_size, gs_align, ps_size, ps_align;
+};
+
+struct hip_stream {
+    struct hip_device *dev;
+    hipStream_t handle;
+    int owned;               /* created here (else wrapped: the caller's) */
+    struct hip_arena arena;  /* owned streams; wrapped ones use dev->native */
+};
+
+struct hip_event {
+    struct hip_device *dev;
+    hipEvent_t handle;
+};
+
+/* loader.c */
+trd_status_t hip_library_open(struct hip_driver *d, const char *configured);
+void hip_library_close(struct hip_driver *d);
+
+/* error.c */
+trd_status_t hip_status(hipError_t e);
+/* "hipErrorNoDevice"; "hipError" when the runtime cannot name it. */
+const char *hip_error_name(const struct hip_api *api, hipError_t e);
+/* "hipErrorOutOfMemory (2): out of memory" into buf. */
+void hip_describe(const struct hip_api *api, hipError_t e, char *buf, size_t cap);
+/* Sets the thread's message to "<what>: <hip_describe>" and returns the
+ * mapped status. */
+trd_status_t hip_fail(const struct hip_api *api, hipError_t e, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
+/* device.c */
+trd_status_t hip_device_enter(const struct hip_device *dev, int *prev);
+void hip_device_leave(const struct hip_device *dev, int prev);
+
+/* launch.c: arenas */
+void hip_arena_init(struct hip_arena *a);
+/* Frees every block; the caller has made sure no kernel still runs. */
+void hip_arena_destroy(const struct hip_device *dev, struct hip_arena *a);
+/* Detaches the retired blocks when no launch can still be using them;
+ * *blocks receives the list (NULL when there is none or it must wait). */
+void hip_arena_take_retired(struct hip_arena *a, struct hip_block **blocks);
+void hip_arena_put_back(struct hip_arena *a, struct hip_block *blocks);
+void hip_blocks_free(const struct hip_device *dev, struct hip_block *blocks);
+
+/* The ops, by file. */
+trd_status_t hip_init(const trd_driver_init_args_t *args, void **driver);
+void hip_fini(void *driver);
+trd_status_t hip_device_count(void *driver, uint32_t *count);
+trd_status_t hip_device_props(void *driver, uint32_t ordinal, trd_device_props_t *props);
+trd_status_t hip_device_open(void *driver, uint32_t ordinal, void **device);
+void hip_device_close(void *device);
+trd_status_t hip_module_load(void *device, const trd_driver_module_desc_t *desc, void **module,
+                             trd_load_info_t *info);
+void hip_module_unload(void *module);
+trd_status_t hip_launch(void *module, void *stream, void *native, const trd_driver_launch_t *launch);
+trd_status_t hip_mem_alloc(void *device, uint64_t size, void **ptr);
+void hip_mem_free(void *device, void *ptr);
+trd_status_t hip_mem_copy(void *device, void *dst, const void *src, uint64_t size, int32_t kind, void *stream);
+trd_status_t hip_mem_set(void *device, void *dst, uint8_t value, uint64_t size, void *stream);
+trd_status_t hip_stream_create(void *device, void **stream);
+trd_status_t hip_stream_wrap(void *device, void *native, void **stream);
+void hip_stream_destroy(void *stream);
+trd_status_t hip_stream_sync(void *stream);
+void *hip_stream_native(void *stream);
+trd_status_t hip_event_create(void *device, void **event);
+void hip_event_destroy(void *event);
+trd_status_t hip_event_record(void *event, void *stream);
+trd_status_t hip_event_sync(void *event);
+trd_status_t hip_event_elapsed(void *start, void *end, double *ms);
+
+#endif /* TRD_DRIVER_HIP_H */

@@ -1,0 +1,175 @@
+/* stream.c: streams (trident's own, non-blocking, or a caller's wrapped) and
+ * timing events. */
+#include <stdlib.h>
+
+#include "drivers/hip/hip.h"
+
+static void hip_log_failure(const struct hip_device *dev, hipError_t e, const char *what)
+{
+    char why[256];
+    hip_describe(&dev->drv->api, e, why, sizeof why);
+    trd_driver_log(TRD_LOG_WARN, "hip: %s on %s failed: %s", what, dev->uri, why);
+}
+
+trd_status_t hip_stream_create(void *device, void **out)
+{
+    struct hip_device *dev = device;
+    const struct hip_api *api = &dev->drv->api;
+    struct hip_stream *s = calloc(1, sizeof *s);
+    if (!s)
+        return trd_driver_error(TRD_ERR_NO_MEMORY, "out of memory");
+    int prev;
+    trd_status_t st = hip_device_enter(dev, &prev);
+    if (st != TRD_OK) {
+        free(s);
+        return st;
+    }
+    /* Non-blocking: no implicit ordering with the default stream. */
+    hipError_t e = api->hipStreamCreateWithFlags(&s->handle, HIP_STREAM_NON_BLOCKING);
+    hip_device_leave(dev, prev);
+    if (e != HIP_SUCCESS) {
+        free(s);
+        return hip_fail(api, e, "hipStreamCreateWithFlags(hipStreamNonBlocking) failed");
+    }
+    s->dev = dev;
+    s->owned = 1;
+    hip_arena_init(&s->arena);
+    *out = s;
+    return TRD_OK;
+}
+
+trd_status_t hip_stream_wrap(void *device, void *native, void **out)
+{
+    struct hip_stream *s = calloc(1, sizeof *s);
+    if (!s)
+        return trd_driver_error(TRD_ERR_NO_MEMORY, "out of memory");
+    s->dev = device;
+    s->handle = native;
+    s->owned = 0; /* scratch for it lives in the device's table of foreign streams */
+    *out = s;
+    return TRD_OK;
+}
+
+void hip_stream_destroy(void *stream)
+{
+    struct hip_stream *s = stream;
+    if (!s)
+        return;
+    if (s->owned) {
+        const struct hip_api *api = &s->dev->drv->api;
+        /* The arena's blocks may be read by queued kernels until then. */
+        hipError_t e = api->hipStreamSynchronize(s->handle);
+        if (e != HIP_SUCCESS)
+            hip_log_failure(s->dev, e, "hipStreamSynchronize before destroying a stream");
+        hip_arena_destroy(s->dev, &s->arena);
+        if ((e = api->hipStreamDestroy(s->handle)) != HIP_SUCCESS)
+            hip_log_failure(s->dev, e, "hipStreamDestroy");
+    }
+    free(s);
+}
+
+trd_status_t hip_stream_sync(void *stream)
+{
+    struct hip_stream *s = stream;
+    const struct hip_api *api = &s->dev->drv->api;
+    struct hip_block *retired = NULL;
+    if (s->owned)
+        hip_arena_take_retired(&s->arena, &retired);
+    /* A wrapped NULL stream is the current device's default stream. */
+    int prev = -1;
+    trd_status_t st = TRD_OK;
+    if (!s->handle)
+        st = hip_device_enter(s->dev, &prev);
+    hipError_t e = st == TRD_OK ? api->hipStreamSynchronize(s->handle) : HIP_SUCCESS;
+    if (!s->handle && st == TRD_OK)
+        hip_device_leave(s->dev, prev);
+    if (st == TRD_OK && e != HIP_SUCCESS)
+        st = hip_fail(api, e, "hipStreamSynchronize on %s failed", s->dev->uri);
+    if (st != TRD_OK) {
+        hip_arena_put_back(&s->arena, retired);
+        return st;
+    }
+    /* Every kernel that could read the retired blocks has finished. */
+    hip_blocks_free(s->dev, retired);
+    return TRD_OK;
+}
+
+void *hip_stream_native(void *stream)
+{
+    return ((struct hip_stream *)stream)->handle;
+}
+
+trd_status_t hip_event_create(void *device, void **out)
+{
+    struct hip_device *dev = device;
+    const struct hip_api *api = &dev->drv->api;
+    struct hip_event *ev = calloc(1, sizeof *ev);
+    if (!ev)
+        return trd_driver_error(TRD_ERR_NO_MEMORY, "out of memory");
+    int prev;
+    trd_status_t st = hip_device_enter(dev, &prev);
+    if (st != TRD_OK) {
+        free(ev);
+        return st;
+    }
+    hipError_t e = api->hipEventCreateWithFlags(&ev->handle, HIP_EVENT_DEFAULT);
+    hip_device_leave(dev, prev);
+    if (e != HIP_SUCCESS) {
+        free(ev);
+        return hip_fail(api, e, "hipEventCreateWithFlags(hipEventDefault) failed");
+    }
+    ev->dev = dev;
+    *out = ev;
+    return TRD_OK;
+}
+
+void hip_event_destroy(void *event)
+{
+    struct hip_event *ev = event;
+    if (!ev)
+        return;
+    hipError_t e = ev->dev->drv->api.hipEventDestroy(ev->handle);
+    if (e != HIP_SUCCESS)
+        hip_log_failure(ev->dev, e, "hipEventDestroy");
+    free(ev);
+}
+
+trd_status_t hip_event_record(void *event, void *stream)
+{
+    struct hip_event *ev = event;
+    const struct hip_stream *s = stream;
+    const struct hip_api *api = &ev->dev->drv->api;
+    int prev = -1;
+    trd_status_t st;
+    if (!s->handle && (st = hip_device_enter(ev->dev, &prev)) != TRD_OK)
+        return st;
+    hipError_t e = api->hipEventRecord(ev->handle, s->handle);
+    if (!s->handle)
+        hip_device_leave(ev->dev, prev);
+    if (e != HIP_SUCCESS)
+        return hip_fail(api, e, "hipEventRecord on %s failed", ev->dev->uri);
+    return TRD_OK;
+}
+
+trd_status_t hip_event_sync(void *event)
+{
+    struct hip_event *ev = event;
+    hipError_t e = ev->dev->drv->api.hipEventSynchronize(ev->handle);
+    if (e != HIP_SUCCESS)
+        return hip_fail(&ev->dev->drv->api, e, "hipEventSynchronize on %s failed", ev->dev->uri);
+    return TRD_OK;
+}
+
+trd_status_t hip_event_elapsed(void *start, void *end, double *ms)
+{
+    struct hip_event *a = start, *b = end;
+    float v = 0.0f;
+    hipError_t e = a->dev->drv->api.hipEventElapsedTime(&v, a->handle, b->handle);
+    if (e != HIP_SUCCESS)
+        return hip_fail(&a->dev->drv->api, e,
+                        "hipEventElapsedTime on %s failed (both events recorded and completed? synchronize the "
+                        "end event first)",
+                        a->dev->uri);
+    *ms = v;
+    return TRD_OK;
+}
