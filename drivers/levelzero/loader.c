@@ -44,6 +44,10 @@ static int try_path(struct zdrv_driver *d, const char *path, struct zdrv_why *wh
     void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
         const char *e = dlerror();
+        size_t n = strlen(path);
+        /* glibc's message already starts with "<path>: " */
+        if (e && strncmp(e, path, n) == 0 && e[n] == ':' && e[n + 1] == ' ')
+            e += n + 2;
         why_add(why, path, e ? e : "dlopen failed");
         return 0;
     }
