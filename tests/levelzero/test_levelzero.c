@@ -32,6 +32,7 @@
 extern char **environ;
 
 static const struct zetest_state *S;
+static trd_config_t *config; /* the runtime's, destroyed by finish() */
 
 static const char *zt_path(void)
 {
@@ -87,6 +88,8 @@ static void no_violations(void)
 static void finish(trd_runtime_t *rt)
 {
     trd_runtime_destroy(rt);
+    trd_config_destroy(config);
+    config = NULL;
     no_violations();
     ck_assert_int_eq(S->live_kernels, 0);
     ck_assert_int_eq(S->live_modules, 0);
@@ -98,9 +101,22 @@ static void finish(trd_runtime_t *rt)
     ck_assert_int_eq(S->live_contexts, 0);
 }
 
+/* tu_runtime(module_path(), ini), but the configuration is freed by
+ * finish(): tu_runtime's is kept for the process, which valgrind reports
+ * as lost (see the report of this branch). */
+static trd_runtime_t *runtime_with(const char *ini)
+{
+    config = tu_config(ini);
+    trd_runtime_desc_t d = {.struct_size = sizeof d, .flags = TRD_RUNTIME_NO_DEFAULT_DRIVERS,
+                            .driver_path = module_path(), .config = config};
+    trd_runtime_t *rt = NULL;
+    TU_OK(trd_runtime_create(&d, &rt));
+    return rt;
+}
+
 static trd_runtime_t *runtime(void)
 {
-    return tu_runtime(module_path(), NULL);
+    return runtime_with(NULL);
 }
 
 static trd_device_t *device(trd_runtime_t *rt, const char *uri)
@@ -340,8 +356,7 @@ END_TEST
 
 START_TEST(test_library_not_found)
 {
-    trd_runtime_t *rt =
-        tu_runtime(module_path(), "[driver.levelzero]\nlibrary = /nonexistent/libze_loader.so.1:libc.so.6\n");
+    trd_runtime_t *rt = runtime_with("[driver.levelzero]\nlibrary = /nonexistent/libze_loader.so.1:libc.so.6\n");
     trd_driver_info_t info;
     levelzero_info(rt, &info);
     ck_assert_int_eq(info.status, TRD_DRIVER_SKIPPED);
@@ -355,7 +370,7 @@ START_TEST(test_library_not_found)
     /* the host device is still there */
     trd_device_t *host = device(rt, "host:0");
     ck_assert_ptr_nonnull(host);
-    trd_runtime_destroy(rt);
+    finish(rt);
 }
 END_TEST
 

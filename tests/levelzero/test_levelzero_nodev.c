@@ -26,7 +26,12 @@ START_TEST(test_no_driver_zero_devices)
         tu_skip("test_no_driver_zero_devices", "libze_intel_gpu.so.1 is installed: this machine may have devices");
         return;
     }
-    trd_runtime_t *rt = tu_runtime(module_path(), NULL);
+    /* tu_runtime(module_path(), NULL), keeping the configuration to free it */
+    trd_config_t *config = tu_config(NULL);
+    trd_runtime_desc_t rd = {.struct_size = sizeof rd, .flags = TRD_RUNTIME_NO_DEFAULT_DRIVERS,
+                             .driver_path = module_path(), .config = config};
+    trd_runtime_t *rt = NULL;
+    TU_OK(trd_runtime_create(&rd, &rt));
     uint32_t n = 0;
     TU_OK(trd_runtime_driver_count(rt, &n));
     int found = 0;
@@ -80,6 +85,7 @@ START_TEST(test_no_driver_zero_devices)
     free(y);
     free(out);
     trd_runtime_destroy(rt);
+    trd_config_destroy(config);
 }
 END_TEST
 
