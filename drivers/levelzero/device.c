@@ -25,7 +25,22 @@ static void zdrv_note(const trd_driver_init_args_t *args, const char *fmt, ...)
     va_end(ap);
 }
 
-static int has_extension(const ze_driver_extension_properties_t *ext, uint32_t n, const char *name)
+/* Puts `prefix` before the note (what the note explains comes first). */
+static void zdrv_note_prefix(const trd_driver_init_args_t *args, const char *prefix)
+{
+    if (!args->note || args->note_cap == 0)
+        return;
+    size_t len = strnlen(args->note, args->note_cap), n = strlen(prefix);
+    if (n + 1 > args->note_cap)
+        return;
+    if (len + n + 1 > args->note_cap)
+        len = args->note_cap - n - 1;
+    memmove(args->note + n, args->note, len);
+    memcpy(args->note, prefix, n);
+    args->note[len + n] = '\0';
+}
+
+static int zdrv_has_extension(const ze_driver_extension_properties_t *ext, uint32_t n, const char *name)
 {
     for (uint32_t i = 0; i < n; i++)
         if (strncmp(ext[i].name, name, sizeof ext[i].name) == 0)
@@ -41,7 +56,7 @@ struct zdrv_drvcaps {
     int props_1_2;
 };
 
-static void driver_caps(const struct zdrv_api *api, ze_driver_handle_t drv, struct zdrv_drvcaps *caps)
+static void zdrv_driver_caps(const struct zdrv_api *api, ze_driver_handle_t drv, struct zdrv_drvcaps *caps)
 {
     memset(caps, 0, sizeof *caps);
     ze_api_version_t version = 0;
@@ -54,8 +69,8 @@ static void driver_caps(const struct zdrv_api *api, ze_driver_handle_t drv, stru
     if (!ext)
         return;
     if (api->zeDriverGetExtensionProperties(drv, &n, ext) == ZE_RESULT_SUCCESS) {
-        caps->pci = api->zeDevicePciGetPropertiesExt && has_extension(ext, n, ZE_PCI_PROPERTIES_EXT_NAME);
-        if (api->zeMemFreeExt && has_extension(ext, n, ZE_MEMORY_FREE_POLICIES_EXT_NAME)) {
+        caps->pci = api->zeDevicePciGetPropertiesExt && zdrv_has_extension(ext, n, ZE_PCI_PROPERTIES_EXT_NAME);
+        if (api->zeMemFreeExt && zdrv_has_extension(ext, n, ZE_MEMORY_FREE_POLICIES_EXT_NAME)) {
             ze_driver_memory_free_ext_properties_t fp = {.stype = ZE_STRUCTURE_TYPE_DRIVER_MEMORY_FREE_EXT_PROPERTIES};
             ze_driver_properties_t dp = {.stype = ZE_STRUCTURE_TYPE_DRIVER_PROPERTIES, .pNext = &fp};
             if (api->zeDriverGetProperties(drv, &dp) == ZE_RESULT_SUCCESS)
@@ -68,7 +83,7 @@ static void driver_caps(const struct zdrv_api *api, ze_driver_handle_t drv, stru
 /* The warp size trident advertises: 32 when the device has that sub-group
  * size (Triton's XPUOptions default), else its largest. A kernel's own
  * metadata (threads_per_warp) decides its launch. */
-static uint32_t pick_warp_size(const ze_device_compute_properties_t *c)
+static uint32_t zdrv_pick_warp_size(const ze_device_compute_properties_t *c)
 {
     uint32_t n = c->numSubGroupSizes < ZE_SUBGROUPSIZE_COUNT ? c->numSubGroupSizes : ZE_SUBGROUPSIZE_COUNT;
     uint32_t best = 0;
@@ -81,7 +96,7 @@ static uint32_t pick_warp_size(const ze_device_compute_properties_t *c)
     return best ? best : 32;
 }
 
-static uint32_t pick_compute_ordinal(const struct zdrv_api *api, ze_device_handle_t dev, uint32_t *ordinal)
+static ze_result_t zdrv_pick_compute_ordinal(const struct zdrv_api *api, ze_device_handle_t dev, uint32_t *ordinal)
 {
     uint32_t n = 0;
     ze_result_t r = api->zeDeviceGetCommandQueueGroupProperties(dev, &n, NULL);
@@ -109,9 +124,9 @@ static uint32_t pick_compute_ordinal(const struct zdrv_api *api, ze_device_handl
 }
 
 /* Fills one device's description; returns 0 (with a note) to skip it. */
-static int describe(const trd_driver_init_args_t *args, const struct zdrv_api *api, ze_driver_handle_t drv,
-                    ze_device_handle_t dev, const struct zdrv_drvcaps *caps, uint32_t index,
-                    struct zdrv_devinfo *out)
+static int zdrv_describe(const trd_driver_init_args_t *args, const struct zdrv_api *api, ze_driver_handle_t drv,
+                         ze_device_handle_t dev, const struct zdrv_drvcaps *caps, uint32_t index,
+                         struct zdrv_devinfo *out)
 {
     memset(out, 0, sizeof *out);
     out->driver = drv;
@@ -135,7 +150,7 @@ static int describe(const trd_driver_init_args_t *args, const struct zdrv_api *a
         return 0;
     }
     out->compute.pNext = NULL;
-    if ((r = pick_compute_ordinal(api, dev, &out->compute_ordinal)) != ZE_RESULT_SUCCESS) {
+    if ((r = zdrv_pick_compute_ordinal(api, dev, &out->compute_ordinal)) != ZE_RESULT_SUCCESS) {
         zdrv_note(args, "device %u skipped: no compute command queue group (%s)", index, zdrv_result_name(r));
         return 0;
     }
@@ -158,7 +173,7 @@ static int describe(const trd_driver_init_args_t *args, const struct zdrv_api *a
     for (size_t i = 0; i < sizeof out->uuid; i++)
         if (out->uuid[i])
             out->flags |= TRD_DEVICE_HAS_UUID;
-    out->warp_size = pick_warp_size(&out->compute);
+    out->warp_size = zdrv_pick_warp_size(&out->compute);
     out->compute_units = p.numSlices * p.numSubslicesPerSlice * p.numEUsPerSubslice;
     /* timerResolution is ns per tick, or ticks per second with the 1.2 stype. */
     if (caps->props_1_2)
@@ -178,7 +193,7 @@ static int describe(const trd_driver_init_args_t *args, const struct zdrv_api *a
     return 1;
 }
 
-static trd_status_t enumerate(const trd_driver_init_args_t *args, struct zdrv_driver *d)
+static trd_status_t zdrv_enumerate(const trd_driver_init_args_t *args, struct zdrv_driver *d)
 {
     const struct zdrv_api *api = &d->api;
     uint32_t ndrv = 0;
@@ -224,14 +239,16 @@ static trd_status_t enumerate(const trd_driver_init_args_t *args, struct zdrv_dr
             continue;
         }
         struct zdrv_drvcaps caps;
-        driver_caps(api, drivers[i], &caps);
+        zdrv_driver_caps(api, drivers[i], &caps);
         for (uint32_t k = 0; k < n; k++, seen++)
-            if (describe(args, api, drivers[i], devs[k], &caps, seen, &d->devs[d->ndevices]))
+            if (zdrv_describe(args, api, drivers[i], devs[k], &caps, seen, &d->devs[d->ndevices]))
                 d->ndevices++;
         free(devs);
     }
     if (d->ndevices == 0 && seen == 0)
         zdrv_note(args, "0 devices: the Level Zero drivers report no GPU");
+    else if (d->ndevices == 0)
+        zdrv_note_prefix(args, "0 devices: ");
     return TRD_OK;
 }
 
@@ -256,7 +273,7 @@ trd_status_t zdrv_init(const trd_driver_init_args_t *args, void **out)
         *out = d;
         return TRD_OK;
     }
-    if ((st = enumerate(args, d)) != TRD_OK) {
+    if ((st = zdrv_enumerate(args, d)) != TRD_OK) {
         free(d->devs);
         zdrv_library_close(d);
         free(d);

@@ -111,7 +111,7 @@ trd_status_t zdrv_event_sync(void *event)
     return TRD_OK;
 }
 
-static trd_status_t stamp_of(const struct zdrv_event *e, uint64_t *stamp)
+static trd_status_t zdrv_stamp_of(const struct zdrv_event *e, uint64_t *stamp)
 {
     if (!e->recorded)
         return trd_driver_error(TRD_ERR_STATE, "an event was never recorded");
@@ -129,7 +129,7 @@ trd_status_t zdrv_event_elapsed(void *start, void *end, double *ms)
     struct zdrv_event *a = start, *b = end;
     uint64_t ta, tb;
     trd_status_t st;
-    if ((st = stamp_of(a, &ta)) != TRD_OK || (st = stamp_of(b, &tb)) != TRD_OK)
+    if ((st = zdrv_stamp_of(a, &ta)) != TRD_OK || (st = zdrv_stamp_of(b, &tb)) != TRD_OK)
         return st;
     const struct zdrv_devinfo *i = a->dev->info;
     if (i->ns_per_tick <= 0.0)

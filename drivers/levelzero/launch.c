@@ -27,7 +27,7 @@
 
 static _Thread_local unsigned zdrv_slot_hint;
 
-static struct zdrv_kslot *slot_acquire(struct zdrv_module *m, trd_status_t *st)
+static struct zdrv_kslot *zdrv_slot_acquire(struct zdrv_module *m, trd_status_t *st)
 {
     unsigned start = zdrv_slot_hint % ZDRV_KSLOTS;
     struct zdrv_kslot *slot = NULL;
@@ -51,13 +51,13 @@ static struct zdrv_kslot *slot_acquire(struct zdrv_module *m, trd_status_t *st)
     return slot;
 }
 
-static uint64_t align_up(uint64_t v, uint64_t a)
+static uint64_t zdrv_align_up(uint64_t v, uint64_t a)
 {
     return (v + a - 1) / a * a;
 }
 
 /* a * b, or 0 with *overflow set. */
-static uint64_t mul_checked(uint64_t a, uint64_t b, int *overflow)
+static uint64_t zdrv_mul_checked(uint64_t a, uint64_t b, int *overflow)
 {
     if (a && b > UINT64_MAX / a) {
         *overflow = 1;
@@ -69,19 +69,19 @@ static uint64_t mul_checked(uint64_t a, uint64_t b, int *overflow)
 /* The scratch pointers of one launch. With a stream, its arena is grown as
  * needed (after the stream's earlier work is done with the old one); a bare
  * native command list has no arena, so the caller must pass scratch. */
-static trd_status_t scratch_for(struct zdrv_module *m, struct zdrv_stream *s, const trd_driver_launch_t *l,
-                                void **gs, void **ps)
+static trd_status_t zdrv_scratch_for(struct zdrv_module *m, struct zdrv_stream *s, const trd_driver_launch_t *l,
+                                     void **gs, void **ps)
 {
     *gs = l->global_scratch;
     *ps = l->profile_scratch;
     int overflow = 0;
-    uint64_t programs = mul_checked(mul_checked(l->grid[0], l->grid[1], &overflow), l->grid[2], &overflow);
-    uint64_t gstride = m->gs_size ? align_up(m->gs_size, m->gs_align) : 0;
-    uint64_t pstride = m->ps_size ? align_up(m->ps_size, m->ps_align) : 0;
-    uint64_t need_g = l->global_scratch ? 0 : mul_checked(gstride, programs, &overflow);
-    uint64_t need_p = l->profile_scratch ? 0 : mul_checked(pstride, programs, &overflow);
+    uint64_t programs = zdrv_mul_checked(zdrv_mul_checked(l->grid[0], l->grid[1], &overflow), l->grid[2], &overflow);
+    uint64_t gstride = m->gs_size ? zdrv_align_up(m->gs_size, m->gs_align) : 0;
+    uint64_t pstride = m->ps_size ? zdrv_align_up(m->ps_size, m->ps_align) : 0;
+    uint64_t need_g = l->global_scratch ? 0 : zdrv_mul_checked(gstride, programs, &overflow);
+    uint64_t need_p = l->profile_scratch ? 0 : zdrv_mul_checked(pstride, programs, &overflow);
     uint64_t palign = m->ps_align > 64 ? m->ps_align : 64;
-    uint64_t off_p = align_up(need_g, palign);
+    uint64_t off_p = zdrv_align_up(need_g, palign);
     if (overflow || off_p < need_g || off_p + need_p < off_p)
         return trd_driver_error(TRD_ERR_LIMIT, "%s: the scratch of a (%u, %u, %u) grid overflows 64 bits", m->label,
                                 l->grid[0], l->grid[1], l->grid[2]);
@@ -102,7 +102,7 @@ static trd_status_t scratch_for(struct zdrv_module *m, struct zdrv_stream *s, co
             api->zeMemFree(m->dev->ctx, s->scratch);
         s->scratch = NULL;
         s->scratch_cap = 0;
-        uint64_t cap = align_up(need, 65536);
+        uint64_t cap = zdrv_align_up(need, 65536);
         uint64_t align = m->gs_align > palign ? m->gs_align : palign;
         ze_device_mem_alloc_desc_t md = {.stype = ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC, .ordinal = 0};
         ze_result_t r = api->zeMemAllocDevice(m->dev->ctx, &md, cap, align, m->dev->info->device, &s->scratch);
@@ -122,12 +122,12 @@ static trd_status_t scratch_for(struct zdrv_module *m, struct zdrv_stream *s, co
 
 /* Sets the arguments on the slot's kernel and appends it; the caller holds
  * the stream's lock (when there is a stream object). */
-static trd_status_t set_and_append(struct zdrv_module *m, ze_command_list_handle_t list, const trd_driver_launch_t *l,
-                                   void *gs, void *ps)
+static trd_status_t zdrv_set_and_append(struct zdrv_module *m, ze_command_list_handle_t list,
+                                        const trd_driver_launch_t *l, void *gs, void *ps)
 {
     const struct zdrv_api *api = m->dev->api;
     trd_status_t st = TRD_OK;
-    struct zdrv_kslot *slot = slot_acquire(m, &st);
+    struct zdrv_kslot *slot = zdrv_slot_acquire(m, &st);
     if (!slot)
         return st;
     ze_kernel_handle_t k = slot->kernel;
@@ -161,9 +161,12 @@ trd_status_t zdrv_launch(void *module, void *stream, void *native, const trd_dri
         return trd_driver_error(TRD_ERR_INVALID_ARGUMENT, "%s takes %u parameters, the launch passes %u", m->label,
                                 m->num_params, l->num_params);
     const ze_device_compute_properties_t *c = &dev->info->compute;
-    if ((c->maxGroupCountX && l->grid[0] > c->maxGroupCountX) || (c->maxGroupCountY && l->grid[1] > c->maxGroupCountY) ||
+    /* a maximum of 0 means the driver did not say */
+    if ((c->maxGroupCountX && l->grid[0] > c->maxGroupCountX) ||
+        (c->maxGroupCountY && l->grid[1] > c->maxGroupCountY) ||
         (c->maxGroupCountZ && l->grid[2] > c->maxGroupCountZ))
-        return trd_driver_error(TRD_ERR_LIMIT, "%s: grid (%u, %u, %u) exceeds the group counts levelzero:%u allows (%u, %u, %u)",
+        return trd_driver_error(TRD_ERR_LIMIT,
+                                "%s: grid (%u, %u, %u) exceeds the group counts levelzero:%u allows (%u, %u, %u)",
                                 m->label, l->grid[0], l->grid[1], l->grid[2], dev->ordinal, c->maxGroupCountX,
                                 c->maxGroupCountY, c->maxGroupCountZ);
     if (!s && !native)
@@ -174,16 +177,16 @@ trd_status_t zdrv_launch(void *module, void *stream, void *native, const trd_dri
         /* A caller's command list passed per launch: order after its earlier
          * commands; the caller keeps it from other threads meanwhile. */
         ze_command_list_handle_t list = native;
-        if ((st = scratch_for(m, NULL, l, &gs, &ps)) != TRD_OK)
+        if ((st = zdrv_scratch_for(m, NULL, l, &gs, &ps)) != TRD_OK)
             return st;
         ze_result_t r = dev->api->zeCommandListAppendBarrier(list, NULL, 0, NULL);
         if (r != ZE_RESULT_SUCCESS)
             return zdrv_fail(r, "zeCommandListAppendBarrier", "ordering %s on a native command list", m->label);
-        return set_and_append(m, list, l, gs, ps);
+        return zdrv_set_and_append(m, list, l, gs, ps);
     }
     pthread_mutex_lock(&s->lock);
-    if ((st = scratch_for(m, s, l, &gs, &ps)) == TRD_OK && (st = zdrv_stream_order(s)) == TRD_OK &&
-        (st = set_and_append(m, s->list, l, gs, ps)) == TRD_OK)
+    if ((st = zdrv_scratch_for(m, s, l, &gs, &ps)) == TRD_OK && (st = zdrv_stream_order(s)) == TRD_OK &&
+        (st = zdrv_set_and_append(m, s->list, l, gs, ps)) == TRD_OK)
         s->busy = 1;
     pthread_mutex_unlock(&s->lock);
     return st;

@@ -13,7 +13,7 @@ struct zdrv_why {
     size_t len;
 };
 
-static void why_add(struct zdrv_why *w, const char *path, const char *reason)
+static void zdrv_why_add(struct zdrv_why *w, const char *path, const char *reason)
 {
     if (w->len >= sizeof w->text - 1)
         return;
@@ -24,7 +24,7 @@ static void why_add(struct zdrv_why *w, const char *path, const char *reason)
 
 /* Resolves every symbol of `lib` into `api`; returns the first missing
  * required name, or NULL. */
-static const char *resolve(void *lib, struct zdrv_api *api)
+static const char *zdrv_resolve(void *lib, struct zdrv_api *api)
 {
     memset(api, 0, sizeof *api);
 #define ZDRV_REQ(name)                                                                                 \
@@ -38,7 +38,7 @@ static const char *resolve(void *lib, struct zdrv_api *api)
     return NULL;
 }
 
-static int try_path(struct zdrv_driver *d, const char *path, struct zdrv_why *why)
+static int zdrv_try_path(struct zdrv_driver *d, const char *path, struct zdrv_why *why)
 {
     dlerror();
     void *lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
@@ -48,14 +48,14 @@ static int try_path(struct zdrv_driver *d, const char *path, struct zdrv_why *wh
         /* glibc's message already starts with "<path>: " */
         if (e && strncmp(e, path, n) == 0 && e[n] == ':' && e[n + 1] == ' ')
             e += n + 2;
-        why_add(why, path, e ? e : "dlopen failed");
+        zdrv_why_add(why, path, e ? e : "dlopen failed");
         return 0;
     }
-    const char *missing = resolve(lib, &d->api);
+    const char *missing = zdrv_resolve(lib, &d->api);
     if (missing) {
         char reason[160];
         snprintf(reason, sizeof reason, "required symbol %s is missing (not a Level Zero loader?)", missing);
-        why_add(why, path, reason);
+        zdrv_why_add(why, path, reason);
         memset(&d->api, 0, sizeof d->api);
         dlclose(lib);
         return 0;
@@ -76,7 +76,7 @@ trd_status_t zdrv_library_open(struct zdrv_driver *d, const char *paths)
             char path[4096];
             memcpy(path, s, n);
             path[n] = '\0';
-            if (try_path(d, path, &why))
+            if (zdrv_try_path(d, path, &why))
                 return TRD_OK;
         }
         if (!colon)

@@ -46,7 +46,7 @@ void zdrv_mem_free(void *device, void *ptr)
                        zdrv_result_name(r), (unsigned)r);
 }
 
-static const char *copy_kind(int32_t kind)
+static const char *zdrv_copy_kind(int32_t kind)
 {
     switch (kind) {
     case TRD_COPY_HOST_TO_DEVICE: return "host to device";
@@ -66,7 +66,7 @@ trd_status_t zdrv_mem_copy(void *device, void *dst, const void *src, uint64_t si
         ze_result_t r = dev->api->zeCommandListAppendMemoryCopy(s->list, dst, src, (size_t)size, NULL, 0, NULL);
         if (r != ZE_RESULT_SUCCESS)
             st = zdrv_fail(r, "zeCommandListAppendMemoryCopy", "copying %llu bytes %s on levelzero:%u",
-                           (unsigned long long)size, copy_kind(kind), dev->ordinal);
+                           (unsigned long long)size, zdrv_copy_kind(kind), dev->ordinal);
         else
             s->busy = 1;
     }
@@ -83,8 +83,8 @@ trd_status_t zdrv_mem_set(void *device, void *dst, uint8_t value, uint64_t size,
     pthread_mutex_lock(&s->lock);
     trd_status_t st = zdrv_stream_order(s);
     if (st == TRD_OK) {
-        ze_result_t r =
-            dev->api->zeCommandListAppendMemoryFill(s->list, dst, &zdrv_fill_bytes[value], 1, (size_t)size, NULL, 0, NULL);
+        ze_result_t r = dev->api->zeCommandListAppendMemoryFill(s->list, dst, &zdrv_fill_bytes[value], 1,
+                                                                (size_t)size, NULL, 0, NULL);
         if (r != ZE_RESULT_SUCCESS)
             st = zdrv_fail(r, "zeCommandListAppendMemoryFill", "filling %llu bytes with 0x%02x on levelzero:%u",
                            (unsigned long long)size, value, dev->ordinal);

@@ -24,22 +24,22 @@
 
 #include "drivers/levelzero/levelzero.h"
 
-static const char *const grf_flags[] = {
+static const char *const zdrv_grf_flags[] = {
     "-cl-intel-128-GRF-per-thread",
     "-cl-intel-256-GRF-per-thread",
     "-cl-intel-512-GRF-per-thread",
     "-cl-intel-enable-auto-large-GRF-mode",
 };
 
-static int is_grf_flag(const char *tok, size_t n)
+static int zdrv_is_grf_flag(const char *tok, size_t n)
 {
-    for (size_t i = 0; i < sizeof grf_flags / sizeof grf_flags[0]; i++)
-        if (strlen(grf_flags[i]) == n && strncmp(grf_flags[i], tok, n) == 0)
+    for (size_t i = 0; i < sizeof zdrv_grf_flags / sizeof zdrv_grf_flags[0]; i++)
+        if (strlen(zdrv_grf_flags[i]) == n && strncmp(zdrv_grf_flags[i], tok, n) == 0)
             return 1;
     return 0;
 }
 
-static int has_token(const char *flags, const char *want)
+static int zdrv_has_token(const char *flags, const char *want)
 {
     size_t wn = strlen(want);
     for (const char *s = flags; *s;) {
@@ -54,7 +54,7 @@ static int has_token(const char *flags, const char *want)
 }
 
 /* Appends `tok` to buf (space separated). Returns 0 when it does not fit. */
-static int append_token(char *buf, size_t cap, const char *tok, size_t n)
+static int zdrv_append_token(char *buf, size_t cap, const char *tok, size_t n)
 {
     size_t len = strlen(buf);
     if (len + (len ? 1 : 0) + n + 1 > cap)
@@ -67,7 +67,7 @@ static int append_token(char *buf, size_t cap, const char *tok, size_t n)
 }
 
 /* The metadata's build_flags, or "" (the metadata is canonical JSON the core checked). */
-static char *metadata_flags(const char *metadata)
+static char *zdrv_metadata_flags(const char *metadata)
 {
     char *out = NULL;
     json_t *root = metadata ? json_loads(metadata, 0, NULL) : NULL;
@@ -81,7 +81,7 @@ static char *metadata_flags(const char *metadata)
 }
 
 /* Composes the build flags (see the top of this file) into *out (malloc'ed). */
-static trd_status_t build_flags(const trd_driver_module_desc_t *desc, char **out, uint32_t *registers)
+static trd_status_t zdrv_build_flags(const trd_driver_module_desc_t *desc, char **out, uint32_t *registers)
 {
     char mode[32] = "default";
     size_t len = 0;
@@ -92,14 +92,14 @@ static trd_status_t build_flags(const trd_driver_module_desc_t *desc, char **out
         debug = 0;
     const char *grf = NULL;
     if (strcmp(mode, "128") == 0)
-        grf = grf_flags[0];
+        grf = zdrv_grf_flags[0];
     else if (strcmp(mode, "256") == 0)
-        grf = grf_flags[1];
+        grf = zdrv_grf_flags[1];
     else if (strcmp(mode, "512") == 0)
-        grf = grf_flags[2];
+        grf = zdrv_grf_flags[2];
     else if (strcmp(mode, "auto") == 0)
-        grf = grf_flags[3];
-    char *meta = metadata_flags(desc->metadata);
+        grf = zdrv_grf_flags[3];
+    char *meta = zdrv_metadata_flags(desc->metadata);
     if (!meta)
         return trd_driver_error(TRD_ERR_NO_MEMORY, "out of memory");
     size_t cap = strlen(meta) + 64;
@@ -112,25 +112,25 @@ static trd_status_t build_flags(const trd_driver_module_desc_t *desc, char **out
         while (*s == ' ' || *s == '\t' || *s == '\n')
             s++;
         size_t n = strcspn(s, " \t\n");
-        if (n && !(grf && is_grf_flag(s, n)))
-            append_token(flags, cap, s, n);
+        if (n && !(grf && zdrv_is_grf_flag(s, n)))
+            zdrv_append_token(flags, cap, s, n);
         s += n;
     }
     free(meta);
     if (grf)
-        append_token(flags, cap, grf, strlen(grf));
-    if (debug && !has_token(flags, "-g"))
-        append_token(flags, cap, "-g", 2);
-    *registers = has_token(flags, grf_flags[2])   ? 512
-                 : has_token(flags, grf_flags[1]) ? 256
-                 : has_token(flags, grf_flags[0]) ? 128
+        zdrv_append_token(flags, cap, grf, strlen(grf));
+    if (debug && !zdrv_has_token(flags, "-g"))
+        zdrv_append_token(flags, cap, "-g", 2);
+    *registers = zdrv_has_token(flags, zdrv_grf_flags[2])   ? 512
+                 : zdrv_has_token(flags, zdrv_grf_flags[1]) ? 256
+                 : zdrv_has_token(flags, zdrv_grf_flags[0]) ? 128
                                                   : 0;
     *out = flags;
     return TRD_OK;
 }
 
 /* The text of a build or link log (NULL-safe, malloc'ed, never NULL on success). */
-static char *log_text(const struct zdrv_api *api, ze_module_build_log_handle_t log)
+static char *zdrv_log_text(const struct zdrv_api *api, ze_module_build_log_handle_t log)
 {
     size_t n = 0;
     char *text = NULL;
@@ -142,14 +142,14 @@ static char *log_text(const struct zdrv_api *api, ze_module_build_log_handle_t l
     return text;
 }
 
-static const char *format_name(ze_module_format_t f)
+static const char *zdrv_format_name(ze_module_format_t f)
 {
     return f == ZE_MODULE_FORMAT_NATIVE ? "native binary" : "SPIR-V";
 }
 
 /* zeModuleCreate with the build log in the error. */
-static trd_status_t create_module(struct zdrv_device *dev, ze_module_format_t format, const void *image,
-                                  size_t size, const char *flags, const char *what, ze_module_handle_t *out)
+static trd_status_t zdrv_create_module(struct zdrv_device *dev, ze_module_format_t format, const void *image,
+                                       size_t size, const char *flags, const char *what, ze_module_handle_t *out)
 {
     const struct zdrv_api *api = dev->api;
     ze_module_desc_t md = {
@@ -168,7 +168,7 @@ static trd_status_t create_module(struct zdrv_device *dev, ze_module_format_t fo
         *out = mod;
         return TRD_OK;
     }
-    char *text = log_text(api, log);
+    char *text = zdrv_log_text(api, log);
     if (log)
         api->zeModuleBuildLogDestroy(log);
     size_t tl = text ? strlen(text) : 0;
@@ -177,31 +177,31 @@ static trd_status_t create_module(struct zdrv_device *dev, ze_module_format_t fo
     trd_status_t st = trd_driver_error(zdrv_status(r) == TRD_OK ? TRD_ERR_DEVICE : zdrv_status(r),
                                        "zeModuleCreate failed: %s (0x%08x) building %s as %s with flags \"%s\", "
                                        "build log: %.3000s%s",
-                                       zdrv_result_name(r), (unsigned)r, what, format_name(format), flags,
+                                       zdrv_result_name(r), (unsigned)r, what, zdrv_format_name(format), flags,
                                        tl ? text : "(empty)", tl > 3000 ? " [...]" : "");
     free(text);
     return st;
 }
 
-static int is_spirv(const uint8_t *b, size_t n)
+static int zdrv_is_spirv(const uint8_t *b, size_t n)
 {
     return n >= 20 && ((b[0] == 0x03 && b[1] == 0x02 && b[2] == 0x23 && b[3] == 0x07) ||
                        (b[0] == 0x07 && b[1] == 0x23 && b[2] == 0x02 && b[3] == 0x03));
 }
 
-static int is_zebin(const uint8_t *b, size_t n)
+static int zdrv_is_zebin(const uint8_t *b, size_t n)
 {
     return n >= 20 && b[0] == 0x7f && b[1] == 'E' && b[2] == 'L' && b[3] == 'F' &&
            ((unsigned)b[18] | (unsigned)b[19] << 8) == 205; /* EM_INTELGT */
 }
 
-static int is_bitcode(const uint8_t *b, size_t n)
+static int zdrv_is_bitcode(const uint8_t *b, size_t n)
 {
     return n >= 4 && ((b[0] == 'B' && b[1] == 'C' && b[2] == 0xc0 && b[3] == 0xde) ||
                       (b[0] == 0xde && b[1] == 0xc0 && b[2] == 0x17 && b[3] == 0x0b));
 }
 
-static trd_status_t read_file(const char *path, const char *what, uint8_t **data, size_t *size)
+static trd_status_t zdrv_read_file(const char *path, const char *what, uint8_t **data, size_t *size)
 {
     FILE *f = fopen(path, "rb");
     if (!f)
@@ -240,7 +240,7 @@ static trd_status_t read_file(const char *path, const char *what, uint8_t **data
  * linked to the kernel with zeModuleDynamicLink. LLVM bitcode (Triton's
  * libdevice) is skipped: Triton links it into the SPIR-V at compile time and
  * Level Zero cannot build bitcode. */
-static trd_status_t build_libs(struct zdrv_module *m, const trd_driver_module_desc_t *desc, const char *flags)
+static trd_status_t zdrv_build_libs(struct zdrv_module *m, const trd_driver_module_desc_t *desc, const char *flags)
 {
     char small[1024];
     char *text = small;
@@ -269,19 +269,20 @@ static trd_status_t build_libs(struct zdrv_module *m, const trd_driver_module_de
         snprintf(what, sizeof what, "extern_libs '%.64s' of %.400s", name, m->label);
         uint8_t *data = NULL;
         size_t size = 0;
-        if ((st = read_file(path, what, &data, &size)) != TRD_OK)
+        if ((st = zdrv_read_file(path, what, &data, &size)) != TRD_OK)
             break;
         ze_module_format_t fmt = ZE_MODULE_FORMAT_IL_SPIRV;
-        if (is_bitcode(data, size)) {
-            trd_driver_log(TRD_LOG_INFO, "levelzero: %s (%s) is LLVM bitcode: skipped (Triton links it at compile time)",
-                           what, path);
+        if (zdrv_is_bitcode(data, size)) {
+            trd_driver_log(TRD_LOG_INFO,
+                           "levelzero: %s (%s) is LLVM bitcode: skipped (Triton links it at compile time)", what,
+                           path);
             free(data);
             item = comma ? comma + 1 : NULL;
             continue;
         }
-        if (is_zebin(data, size)) {
+        if (zdrv_is_zebin(data, size)) {
             fmt = ZE_MODULE_FORMAT_NATIVE;
-        } else if (!is_spirv(data, size)) {
+        } else if (!zdrv_is_spirv(data, size)) {
             free(data);
             st = trd_driver_error(TRD_ERR_FORMAT, "%s: %s is neither SPIR-V nor a native (zebin) binary", what, path);
             break;
@@ -298,7 +299,7 @@ static trd_status_t build_libs(struct zdrv_module *m, const trd_driver_module_de
             break;
         }
         m->libs = grown;
-        st = create_module(m->dev, fmt, data, size, flags, what, &m->libs[m->nlibs]);
+        st = zdrv_create_module(m->dev, fmt, data, size, flags, what, &m->libs[m->nlibs]);
         free(data);
         if (st == TRD_OK)
             m->nlibs++;
@@ -309,7 +310,7 @@ static trd_status_t build_libs(struct zdrv_module *m, const trd_driver_module_de
     return st;
 }
 
-static trd_status_t link_libs(struct zdrv_module *m)
+static trd_status_t zdrv_link_libs(struct zdrv_module *m)
 {
     const struct zdrv_api *api = m->dev->api;
     ze_module_handle_t *all = calloc(m->nlibs + 1, sizeof *all);
@@ -325,7 +326,7 @@ static trd_status_t link_libs(struct zdrv_module *m)
             api->zeModuleBuildLogDestroy(log);
         return TRD_OK;
     }
-    char *text = log_text(api, log);
+    char *text = zdrv_log_text(api, log);
     if (log)
         api->zeModuleBuildLogDestroy(log);
     trd_status_t st = trd_driver_error(zdrv_status(r) == TRD_OK ? TRD_ERR_DEVICE : zdrv_status(r),
@@ -337,7 +338,7 @@ static trd_status_t link_libs(struct zdrv_module *m)
     return st;
 }
 
-static trd_status_t kernel_create(struct zdrv_module *m, ze_kernel_handle_t *out)
+static trd_status_t zdrv_kernel_create(struct zdrv_module *m, ze_kernel_handle_t *out)
 {
     ze_kernel_desc_t kd = {.stype = ZE_STRUCTURE_TYPE_KERNEL_DESC, .flags = ZE_KERNEL_FLAG_FORCE_RESIDENCY,
                            .pKernelName = m->entry};
@@ -349,7 +350,7 @@ static trd_status_t kernel_create(struct zdrv_module *m, ze_kernel_handle_t *out
 
 /* Group size and the shared-local-memory argument are the same for every
  * launch of a module: they are set once per kernel handle. */
-static trd_status_t kernel_configure(struct zdrv_module *m, ze_kernel_handle_t k)
+static trd_status_t zdrv_kernel_configure(struct zdrv_module *m, ze_kernel_handle_t k)
 {
     const struct zdrv_api *api = m->dev->api;
     ze_result_t r = api->zeKernelSetGroupSize(k, m->group_size, 1, 1);
@@ -366,10 +367,10 @@ static trd_status_t kernel_configure(struct zdrv_module *m, ze_kernel_handle_t k
 trd_status_t zdrv_kernel_new(struct zdrv_module *m, ze_kernel_handle_t *out)
 {
     ze_kernel_handle_t k;
-    trd_status_t st = kernel_create(m, &k);
+    trd_status_t st = zdrv_kernel_create(m, &k);
     if (st != TRD_OK)
         return st;
-    if ((st = kernel_configure(m, k)) != TRD_OK) {
+    if ((st = zdrv_kernel_configure(m, k)) != TRD_OK) {
         m->dev->api->zeKernelDestroy(k);
         return st;
     }
@@ -379,7 +380,7 @@ trd_status_t zdrv_kernel_new(struct zdrv_module *m, ze_kernel_handle_t *out)
 
 /* Decides from numKernelArgs whether the kernel takes the shared-local-memory
  * argument; fails when the count fits no Triton launch. */
-static trd_status_t check_args(struct zdrv_module *m, uint32_t nargs)
+static trd_status_t zdrv_check_args(struct zdrv_module *m, uint32_t nargs)
 {
     uint32_t expected = m->num_params + 2;
     if (nargs == 0) { /* not reported: Triton's rule of shared > 0 */
@@ -401,7 +402,7 @@ static trd_status_t check_args(struct zdrv_module *m, uint32_t nargs)
                             m->shared > 0 ? ", and a shared-local-memory argument" : "");
 }
 
-static int has_sub_group_size(const ze_device_compute_properties_t *c, uint32_t size)
+static int zdrv_has_sub_group_size(const ze_device_compute_properties_t *c, uint32_t size)
 {
     uint32_t n = c->numSubGroupSizes < ZE_SUBGROUPSIZE_COUNT ? c->numSubGroupSizes : ZE_SUBGROUPSIZE_COUNT;
     if (n == 0)
@@ -413,13 +414,13 @@ static int has_sub_group_size(const ze_device_compute_properties_t *c, uint32_t 
 }
 
 /* Checks the launch geometry the metadata implies against the device. */
-static trd_status_t check_geometry(const struct zdrv_device *dev, const trd_driver_module_desc_t *desc)
+static trd_status_t zdrv_check_geometry(const struct zdrv_device *dev, const trd_driver_module_desc_t *desc)
 {
     const ze_device_compute_properties_t *c = &dev->info->compute;
     if (desc->num_ctas != 1)
         return trd_driver_error(TRD_ERR_UNSUPPORTED, "%s has num_ctas %u: Intel GPUs run num_ctas 1 only", desc->label,
                                 desc->num_ctas);
-    if (!has_sub_group_size(c, desc->warp_size))
+    if (!zdrv_has_sub_group_size(c, desc->warp_size))
         return trd_driver_error(TRD_ERR_UNSUPPORTED, "%s was compiled for %u threads per warp, not a sub-group size of "
                                 "levelzero:%u", desc->label, desc->warp_size, dev->ordinal);
     uint64_t group = (uint64_t)desc->num_warps * desc->warp_size;
@@ -435,7 +436,7 @@ static trd_status_t check_geometry(const struct zdrv_device *dev, const trd_driv
     return TRD_OK;
 }
 
-static char *dup_str(const char *s)
+static char *zdrv_dup_str(const char *s)
 {
     size_t n = strlen(s ? s : "");
     char *p = malloc(n + 1);
@@ -475,9 +476,9 @@ trd_status_t zdrv_module_load(void *device, const trd_driver_module_desc_t *desc
     else if (desc->format == TRD_FORMAT_ZEBIN)
         format = ZE_MODULE_FORMAT_NATIVE;
     else
-        return trd_driver_error(TRD_ERR_UNSUPPORTED, "the levelzero driver loads SPIR-V and zebin images, not format %d",
-                                desc->format);
-    trd_status_t st = check_geometry(dev, desc);
+        return trd_driver_error(TRD_ERR_UNSUPPORTED,
+                                "the levelzero driver loads SPIR-V and zebin images, not format %d", desc->format);
+    trd_status_t st = zdrv_check_geometry(dev, desc);
     if (st != TRD_OK)
         return st;
     struct zdrv_module *m = calloc(1, sizeof *m);
@@ -493,25 +494,25 @@ trd_status_t zdrv_module_load(void *device, const trd_driver_module_desc_t *desc
     m->gs_align = desc->global_scratch_align ? desc->global_scratch_align : 1;
     m->ps_size = desc->profile_scratch_size;
     m->ps_align = desc->profile_scratch_align ? desc->profile_scratch_align : 1;
-    m->entry = dup_str(desc->entry);
-    m->label = dup_str(desc->label ? desc->label : desc->entry);
+    m->entry = zdrv_dup_str(desc->entry);
+    m->label = zdrv_dup_str(desc->label ? desc->label : desc->entry);
     char *flags = NULL;
     uint32_t grf = 0;
     if (!m->entry || !m->label) {
         st = trd_driver_error(TRD_ERR_NO_MEMORY, "out of memory");
         goto fail;
     }
-    if ((st = build_flags(desc, &flags, &grf)) != TRD_OK)
+    if ((st = zdrv_build_flags(desc, &flags, &grf)) != TRD_OK)
         goto fail;
-    if ((st = build_libs(m, desc, flags)) != TRD_OK)
+    if ((st = zdrv_build_libs(m, desc, flags)) != TRD_OK)
         goto fail;
-    if ((st = create_module(dev, format, desc->image, (size_t)desc->image_size, flags, m->label, &m->module)) !=
+    if ((st = zdrv_create_module(dev, format, desc->image, (size_t)desc->image_size, flags, m->label, &m->module)) !=
         TRD_OK)
         goto fail;
-    if (m->nlibs && (st = link_libs(m)) != TRD_OK)
+    if (m->nlibs && (st = zdrv_link_libs(m)) != TRD_OK)
         goto fail;
     ze_kernel_handle_t k;
-    if ((st = kernel_create(m, &k)) != TRD_OK)
+    if ((st = zdrv_kernel_create(m, &k)) != TRD_OK)
         goto fail;
     m->slots[0].kernel = k;
     ze_kernel_properties_t kp = {.stype = ZE_STRUCTURE_TYPE_KERNEL_PROPERTIES};
@@ -527,7 +528,7 @@ trd_status_t zdrv_module_load(void *device, const trd_driver_module_desc_t *desc
                               m->label, kp.requiredSubgroupSize, desc->warp_size);
         goto fail;
     }
-    if ((st = check_args(m, kp.numKernelArgs)) != TRD_OK || (st = kernel_configure(m, k)) != TRD_OK)
+    if ((st = zdrv_check_args(m, kp.numKernelArgs)) != TRD_OK || (st = zdrv_kernel_configure(m, k)) != TRD_OK)
         goto fail;
     /* Spills in Triton's unit (CUDA's LOCAL_SIZE_BYTES / 4): dwords per
      * work-item. spillMemSize is bytes per hardware thread, which runs a

@@ -335,6 +335,32 @@ START_TEST(test_props_without_extensions)
 }
 END_TEST
 
+START_TEST(test_device_skipped_note)
+{
+    /* device 1's properties fail: device 0 stays, the note says why 1 is gone */
+    setenv("TRDTEST_ZE_DEVICES", "2", 1);
+    setenv("TRDTEST_ZE_FAIL", "zeDeviceGetProperties:0x70000001:1", 1);
+    trd_runtime_t *rt = runtime();
+    trd_driver_info_t info;
+    levelzero_info(rt, &info);
+    ck_assert_uint_eq(info.device_count, 1);
+    ck_assert_str_eq(info.reason, "device 1 skipped: zeDeviceGetProperties failed: ZE_RESULT_ERROR_DEVICE_LOST "
+                                  "(0x70000001)");
+    finish(rt);
+    /* every device fails: 0 devices, and why */
+    setenv("TRDTEST_ZE_FAIL", "zeDeviceGetProperties:0x70000001", 1);
+    rt = runtime();
+    levelzero_info(rt, &info);
+    ck_assert_uint_eq(info.device_count, 0);
+    ck_assert_msg(strncmp(info.reason, "0 devices: device 0 skipped: zeDeviceGetProperties failed: "
+                                       "ZE_RESULT_ERROR_DEVICE_LOST (0x70000001); device 1 skipped",
+                          strlen("0 devices: device 0 skipped: zeDeviceGetProperties failed: "
+                                 "ZE_RESULT_ERROR_DEVICE_LOST (0x70000001); device 1 skipped")) == 0,
+                  "reason: %s", info.reason);
+    finish(rt);
+}
+END_TEST
+
 START_TEST(test_init_failure_note)
 {
     if (!forked()) {
@@ -1230,6 +1256,7 @@ static Suite *suite(void)
     tcase_add_checked_fixture(t, setup, NULL);
     tcase_add_test(t, test_enumerate_props);
     tcase_add_test(t, test_props_without_extensions);
+    tcase_add_test(t, test_device_skipped_note);
     tcase_add_test(t, test_init_failure_note);
     tcase_add_test(t, test_library_not_found);
     tcase_add_test(t, test_launch_add_bundle);

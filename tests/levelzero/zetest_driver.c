@@ -419,7 +419,8 @@ static ze_result_t zt_driver_props(ze_driver_handle_t h, ze_driver_properties_t 
                 violate("zeDriverGetProperties: memory free properties asked without the extension");
             else
                 ((ze_driver_memory_free_ext_properties_t *)n)->freePolicies =
-                    ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_BLOCKING_FREE | ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_DEFER_FREE;
+                    ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_BLOCKING_FREE |
+                    ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_DEFER_FREE;
         }
     }
     RETURN(ZE_RESULT_SUCCESS);
