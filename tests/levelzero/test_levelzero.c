@@ -551,6 +551,39 @@ START_TEST(test_launch_slm_and_scalars)
 }
 END_TEST
 
+START_TEST(test_second_device)
+{
+    /* Each device has its own context and its own compute queue group
+     * (device 1's is ordinal 0); a kernel loads for each device. */
+    setenv("TRDTEST_ZE_DEVICES", "2", 1);
+    trd_runtime_t *rt = runtime();
+    trd_device_t *d0 = device(rt, "levelzero:0"), *d1 = device(rt, "levelzero:1");
+    trd_kernel_t *k = fixture_kernel(rt, "slm_kernel", "*fp32,*fp32,i32,fp32,i64", NULL, NULL);
+    trd_buffer_t *b0 = buffer(d0, 1024, NULL), *b1 = buffer(d1, 1024, NULL);
+    trd_arg_t a0[] = {trd_arg_buffer(b0), trd_arg_buffer(b0), trd_arg_int(256), trd_arg_float(1), trd_arg_int(0)};
+    trd_arg_t a1[] = {trd_arg_buffer(b1), trd_arg_buffer(b1), trd_arg_int(256), trd_arg_float(1), trd_arg_int(0)};
+    trd_launch_t l0 = {.struct_size = sizeof l0, .grid = {1, 1, 1}, .num_args = 5, .args = a0, .device = d0};
+    trd_launch_t l1 = {.struct_size = sizeof l1, .grid = {1, 1, 1}, .num_args = 5, .args = a1, .device = d1};
+    TU_OK(trd_kernel_launch(k, &l0));
+    TU_OK(trd_kernel_launch(k, &l1));
+    ck_assert_uint_eq(S->launches, 2);
+    ck_assert_uint_eq(S->builds, 2);
+    ck_assert_uint_eq(S->launch[0].list_ordinal, 1);
+    ck_assert_uint_eq(S->launch[1].list_ordinal, 0);
+    ck_assert_uint_ne(S->launch[0].list_context, S->launch[1].list_context);
+    ck_assert_uint_eq(S->launch[1].list_context, S->launch[1].kernel_context);
+    ck_assert_uint_eq(S->build[1].context, S->launch[1].list_context);
+    /* add_kernel needs sub-group 32, which device 1 lacks */
+    trd_kernel_t *add = fixture_kernel(rt, "add_kernel", "*fp32,*fp32,*fp32,i32", NULL, NULL);
+    TU_FAILS(trd_kernel_load(add, d1, NULL), TRD_ERR_UNSUPPORTED, "32 threads per warp, not a sub-group size");
+    trd_kernel_destroy(add);
+    trd_buffer_free(b0);
+    trd_buffer_free(b1);
+    trd_kernel_destroy(k);
+    finish(rt);
+}
+END_TEST
+
 START_TEST(test_static_shared_memory)
 {
     /* shared > 0 but no local-memory parameter (Triton allocates it
@@ -1262,6 +1295,7 @@ static Suite *suite(void)
     tcase_add_test(t, test_launch_add_bundle);
     tcase_add_test(t, test_launch_grid_default_stream);
     tcase_add_test(t, test_launch_slm_and_scalars);
+    tcase_add_test(t, test_second_device);
     tcase_add_test(t, test_static_shared_memory);
     tcase_add_test(t, test_argument_count_mismatch);
     tcase_add_test(t, test_geometry_from_metadata);
