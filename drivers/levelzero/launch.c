@@ -83,16 +83,16 @@ static trd_status_t zdrv_scratch_for(struct zdrv_module *m, struct zdrv_stream *
     uint64_t palign = m->ps_align > 64 ? m->ps_align : 64;
     uint64_t off_p = zdrv_align_up(need_g, palign);
     if (overflow || off_p < need_g || off_p + need_p < off_p)
-        return trd_driver_error(TRD_ERR_LIMIT, "%s: the scratch of a (%u, %u, %u) grid overflows 64 bits", m->label,
-                                l->grid[0], l->grid[1], l->grid[2]);
+        return trd_driver_error(TRD_ERR_LIMIT, "the scratch of a (%u, %u, %u) grid overflows 64 bits", l->grid[0],
+                                l->grid[1], l->grid[2]);
     uint64_t need = off_p + need_p;
     if (need == 0)
         return TRD_OK;
     if (!s)
         return trd_driver_error(TRD_ERR_INVALID_ARGUMENT,
-                                "%s needs %llu bytes of scratch: a launch on a bare native command list must pass "
-                                "global_scratch/profile_scratch (or wrap the list with trd_stream_wrap)",
-                                m->label, (unsigned long long)need);
+                                "the kernel needs %llu bytes of scratch: a launch on a bare native command list "
+                                "must pass global_scratch/profile_scratch (or wrap the list with trd_stream_wrap)",
+                                (unsigned long long)need);
     if (need > s->scratch_cap) {
         const struct zdrv_api *api = m->dev->api;
         trd_status_t st = zdrv_stream_wait(s); /* earlier launches may still use the old arena */
@@ -108,8 +108,7 @@ static trd_status_t zdrv_scratch_for(struct zdrv_module *m, struct zdrv_stream *
         ze_result_t r = api->zeMemAllocDevice(m->dev->ctx, &md, cap, align, m->dev->info->device, &s->scratch);
         if (r != ZE_RESULT_SUCCESS) {
             s->scratch = NULL;
-            return zdrv_fail(r, "zeMemAllocDevice", "allocating %llu bytes of scratch for %s", (unsigned long long)cap,
-                             m->label);
+            return zdrv_fail(r, "zeMemAllocDevice", "allocating %llu bytes of scratch", (unsigned long long)cap);
         }
         s->scratch_cap = cap;
     }
@@ -138,12 +137,12 @@ static trd_status_t zdrv_set_and_append(struct zdrv_module *m, ze_command_list_h
     if (r == ZE_RESULT_SUCCESS && (r = api->zeKernelSetArgumentValue(k, i++, sizeof gs, &gs)) == ZE_RESULT_SUCCESS)
         r = api->zeKernelSetArgumentValue(k, i++, sizeof ps, &ps);
     if (r != ZE_RESULT_SUCCESS) {
-        st = zdrv_fail(r, "zeKernelSetArgumentValue", "setting argument %u of %s", i - 1, m->label);
+        st = zdrv_fail(r, "zeKernelSetArgumentValue", "setting argument %u", i - 1);
         goto out;
     }
     ze_group_count_t count = {l->grid[0], l->grid[1], l->grid[2]};
     if ((r = api->zeCommandListAppendLaunchKernel(list, k, &count, NULL, 0, NULL)) != ZE_RESULT_SUCCESS)
-        st = zdrv_fail(r, "zeCommandListAppendLaunchKernel", "launching %s over (%u, %u, %u) groups of %u", m->label,
+        st = zdrv_fail(r, "zeCommandListAppendLaunchKernel", "appending (%u, %u, %u) groups of %u work-items",
                        l->grid[0], l->grid[1], l->grid[2], m->group_size);
 out:
     pthread_mutex_unlock(&slot->lock);
@@ -158,7 +157,7 @@ trd_status_t zdrv_launch(void *module, void *stream, void *native, const trd_dri
     if (l->grid[0] == 0 || l->grid[1] == 0 || l->grid[2] == 0)
         return TRD_OK;
     if (l->num_params != m->num_params)
-        return trd_driver_error(TRD_ERR_INVALID_ARGUMENT, "%s takes %u parameters, the launch passes %u", m->label,
+        return trd_driver_error(TRD_ERR_INVALID_ARGUMENT, "the kernel takes %u parameters, the launch passes %u",
                                 m->num_params, l->num_params);
     const ze_device_compute_properties_t *c = &dev->info->compute;
     /* a maximum of 0 means the driver did not say */
@@ -166,8 +165,8 @@ trd_status_t zdrv_launch(void *module, void *stream, void *native, const trd_dri
         (c->maxGroupCountY && l->grid[1] > c->maxGroupCountY) ||
         (c->maxGroupCountZ && l->grid[2] > c->maxGroupCountZ))
         return trd_driver_error(TRD_ERR_LIMIT,
-                                "%s: grid (%u, %u, %u) exceeds the group counts levelzero:%u allows (%u, %u, %u)",
-                                m->label, l->grid[0], l->grid[1], l->grid[2], dev->ordinal, c->maxGroupCountX,
+                                "grid (%u, %u, %u) exceeds the group counts levelzero:%u allows (%u, %u, %u)",
+                                l->grid[0], l->grid[1], l->grid[2], dev->ordinal, c->maxGroupCountX,
                                 c->maxGroupCountY, c->maxGroupCountZ);
     if (!s && !native)
         s = dev->defstream;
@@ -181,7 +180,7 @@ trd_status_t zdrv_launch(void *module, void *stream, void *native, const trd_dri
             return st;
         ze_result_t r = dev->api->zeCommandListAppendBarrier(list, NULL, 0, NULL);
         if (r != ZE_RESULT_SUCCESS)
-            return zdrv_fail(r, "zeCommandListAppendBarrier", "ordering %s on a native command list", m->label);
+            return zdrv_fail(r, "zeCommandListAppendBarrier", "ordering the launch on a native command list");
         return zdrv_set_and_append(m, list, l, gs, ps);
     }
     pthread_mutex_lock(&s->lock);

@@ -95,7 +95,6 @@ struct zdrv_module {
     ze_module_handle_t *libs;      /* extern_libs modules, linked to `module` */
     uint32_t nlibs;
     char *entry;
-    char *label;
     uint32_t num_params;
     uint32_t group_size;           /* num_warps * warp_size */
     uint32_t shared;

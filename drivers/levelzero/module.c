@@ -265,8 +265,8 @@ static trd_status_t zdrv_build_libs(struct zdrv_module *m, const trd_driver_modu
         const char *name = item, *path = eq ? eq + 1 : "";
         if (eq)
             *eq = '\0';
-        char what[512];
-        snprintf(what, sizeof what, "extern_libs '%.64s' of %.400s", name, m->label);
+        char what[96];
+        snprintf(what, sizeof what, "extern_libs '%.64s'", name);
         uint8_t *data = NULL;
         size_t size = 0;
         if ((st = zdrv_read_file(path, what, &data, &size)) != TRD_OK)
@@ -330,9 +330,9 @@ static trd_status_t zdrv_link_libs(struct zdrv_module *m)
     if (log)
         api->zeModuleBuildLogDestroy(log);
     trd_status_t st = trd_driver_error(zdrv_status(r) == TRD_OK ? TRD_ERR_DEVICE : zdrv_status(r),
-                                       "zeModuleDynamicLink failed: %s (0x%08x) linking %s with %u extern_libs "
-                                       "module%s, link log: %.3000s",
-                                       zdrv_result_name(r), (unsigned)r, m->label, m->nlibs, m->nlibs == 1 ? "" : "s",
+                                       "zeModuleDynamicLink failed: %s (0x%08x) linking the kernel with %u "
+                                       "extern_libs module%s, link log: %.3000s",
+                                       zdrv_result_name(r), (unsigned)r, m->nlibs, m->nlibs == 1 ? "" : "s",
                                        text && *text ? text : "(empty)");
     free(text);
     return st;
@@ -344,7 +344,7 @@ static trd_status_t zdrv_kernel_create(struct zdrv_module *m, ze_kernel_handle_t
                            .pKernelName = m->entry};
     ze_result_t r = m->dev->api->zeKernelCreate(m->module, &kd, out);
     if (r != ZE_RESULT_SUCCESS)
-        return zdrv_fail(r, "zeKernelCreate", "creating kernel '%s'", m->entry);
+        return zdrv_fail(r, "zeKernelCreate", "creating the kernel object of entry '%s'", m->entry);
     return TRD_OK;
 }
 
@@ -355,12 +355,11 @@ static trd_status_t zdrv_kernel_configure(struct zdrv_module *m, ze_kernel_handl
     const struct zdrv_api *api = m->dev->api;
     ze_result_t r = api->zeKernelSetGroupSize(k, m->group_size, 1, 1);
     if (r != ZE_RESULT_SUCCESS)
-        return zdrv_fail(r, "zeKernelSetGroupSize", "setting the group size of %s to (%u, 1, 1)", m->label,
-                         m->group_size);
+        return zdrv_fail(r, "zeKernelSetGroupSize", "setting the group size to (%u, 1, 1)", m->group_size);
     if (m->slm_arg &&
         (r = api->zeKernelSetArgumentValue(k, m->num_params + 2, m->shared, NULL)) != ZE_RESULT_SUCCESS)
-        return zdrv_fail(r, "zeKernelSetArgumentValue", "setting the %u-byte shared-local-memory argument of %s",
-                         m->shared, m->label);
+        return zdrv_fail(r, "zeKernelSetArgumentValue", "setting the %u-byte shared-local-memory argument",
+                         m->shared);
     return TRD_OK;
 }
 
@@ -396,9 +395,9 @@ static trd_status_t zdrv_check_args(struct zdrv_module *m, uint32_t nargs)
         return TRD_OK;
     }
     return trd_driver_error(TRD_ERR_FORMAT,
-                            "%s takes %u arguments, but a Triton launch passes %u: its %u parameters, the global and "
-                            "profile scratch pointers%s (is the signature right?)",
-                            m->label, nargs, expected + (m->shared > 0 ? 1 : 0), m->num_params,
+                            "the kernel takes %u arguments, but a Triton launch passes %u: its %u parameters, the "
+                            "global and profile scratch pointers%s (is the signature right?)",
+                            nargs, expected + (m->shared > 0 ? 1 : 0), m->num_params,
                             m->shared > 0 ? ", and a shared-local-memory argument" : "");
 }
 
@@ -418,21 +417,21 @@ static trd_status_t zdrv_check_geometry(const struct zdrv_device *dev, const trd
 {
     const ze_device_compute_properties_t *c = &dev->info->compute;
     if (desc->num_ctas != 1)
-        return trd_driver_error(TRD_ERR_UNSUPPORTED, "%s has num_ctas %u: Intel GPUs run num_ctas 1 only", desc->label,
-                                desc->num_ctas);
+        return trd_driver_error(TRD_ERR_UNSUPPORTED, "num_ctas is %u: Intel GPUs run num_ctas 1 only", desc->num_ctas);
     if (!zdrv_has_sub_group_size(c, desc->warp_size))
-        return trd_driver_error(TRD_ERR_UNSUPPORTED, "%s was compiled for %u threads per warp, not a sub-group size of "
-                                "levelzero:%u", desc->label, desc->warp_size, dev->ordinal);
+        return trd_driver_error(TRD_ERR_UNSUPPORTED,
+                                "the kernel was compiled for %u threads per warp, not a sub-group size of levelzero:%u",
+                                desc->warp_size, dev->ordinal);
     uint64_t group = (uint64_t)desc->num_warps * desc->warp_size;
     if (group > c->maxGroupSizeX || group > c->maxTotalGroupSize)
         return trd_driver_error(TRD_ERR_LIMIT,
-                                "%s: num_warps %u x threads_per_warp %u = %llu work-items per group, more than "
+                                "num_warps %u x threads_per_warp %u = %llu work-items per group, more than "
                                 "levelzero:%u allows (%u in x, %u in all)",
-                                desc->label, desc->num_warps, desc->warp_size, (unsigned long long)group, dev->ordinal,
+                                desc->num_warps, desc->warp_size, (unsigned long long)group, dev->ordinal,
                                 c->maxGroupSizeX, c->maxTotalGroupSize);
     if (desc->shared > c->maxSharedLocalMemory)
-        return trd_driver_error(TRD_ERR_LIMIT, "%s needs %u bytes of shared local memory; levelzero:%u has %u",
-                                desc->label, desc->shared, dev->ordinal, c->maxSharedLocalMemory);
+        return trd_driver_error(TRD_ERR_LIMIT, "the kernel needs %u bytes of shared local memory; levelzero:%u has %u",
+                                desc->shared, dev->ordinal, c->maxSharedLocalMemory);
     return TRD_OK;
 }
 
@@ -461,7 +460,6 @@ void zdrv_module_unload(void *module)
     for (uint32_t i = m->nlibs; i-- > 0;)
         api->zeModuleDestroy(m->libs[i]);
     free(m->libs);
-    free(m->label);
     free(m->entry);
     free(m);
 }
@@ -495,10 +493,9 @@ trd_status_t zdrv_module_load(void *device, const trd_driver_module_desc_t *desc
     m->ps_size = desc->profile_scratch_size;
     m->ps_align = desc->profile_scratch_align ? desc->profile_scratch_align : 1;
     m->entry = zdrv_dup_str(desc->entry);
-    m->label = zdrv_dup_str(desc->label ? desc->label : desc->entry);
     char *flags = NULL;
     uint32_t grf = 0;
-    if (!m->entry || !m->label) {
+    if (!m->entry) {
         st = trd_driver_error(TRD_ERR_NO_MEMORY, "out of memory");
         goto fail;
     }
@@ -506,8 +503,8 @@ trd_status_t zdrv_module_load(void *device, const trd_driver_module_desc_t *desc
         goto fail;
     if ((st = zdrv_build_libs(m, desc, flags)) != TRD_OK)
         goto fail;
-    if ((st = zdrv_create_module(dev, format, desc->image, (size_t)desc->image_size, flags, m->label, &m->module)) !=
-        TRD_OK)
+    if ((st = zdrv_create_module(dev, format, desc->image, (size_t)desc->image_size, flags, "the kernel",
+                                 &m->module)) != TRD_OK)
         goto fail;
     if (m->nlibs && (st = zdrv_link_libs(m)) != TRD_OK)
         goto fail;
@@ -518,14 +515,14 @@ trd_status_t zdrv_module_load(void *device, const trd_driver_module_desc_t *desc
     ze_kernel_properties_t kp = {.stype = ZE_STRUCTURE_TYPE_KERNEL_PROPERTIES};
     ze_result_t r = api->zeKernelGetProperties(k, &kp);
     if (r != ZE_RESULT_SUCCESS) {
-        st = zdrv_fail(r, "zeKernelGetProperties", "reading the properties of %s", m->label);
+        st = zdrv_fail(r, "zeKernelGetProperties", "reading the kernel's properties");
         goto fail;
     }
     if (kp.requiredSubgroupSize && kp.requiredSubgroupSize != desc->warp_size) {
         st = trd_driver_error(TRD_ERR_FORMAT,
-                              "%s requires sub-group size %u, but its metadata says %u threads per warp: the group "
-                              "size would be wrong",
-                              m->label, kp.requiredSubgroupSize, desc->warp_size);
+                              "the kernel requires sub-group size %u, but its metadata says %u threads per warp: the "
+                              "group size would be wrong",
+                              kp.requiredSubgroupSize, desc->warp_size);
         goto fail;
     }
     if ((st = zdrv_check_args(m, kp.numKernelArgs)) != TRD_OK || (st = zdrv_kernel_configure(m, k)) != TRD_OK)
