@@ -63,8 +63,8 @@ int main(int argc, char **argv)
         return 1;
     srand(42);
     for (long i = 0; i < n; i++) {
-        x[i] = (float)rand() / RAND_MAX * 2.0f - 1.0f;
-        y[i] = (float)rand() / RAND_MAX * 2.0f - 1.0f;
+        x[i] = (float)((double)rand() / RAND_MAX * 2.0 - 1.0);
+        y[i] = (float)((double)rand() / RAND_MAX * 2.0 - 1.0);
         out[i] = NAN; /* poison: every element must be written */
     }
     trd_stream_t *s;
