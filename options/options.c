@@ -583,8 +583,9 @@ TRD_API trd_status_t trd_options_hash(const trd_options_t *o, uint8_t digest[32]
             size_t size;
             trd_status_t st = trd_file_read(path, (size_t)1 << 30, &data, &size);
             if (st != TRD_OK) {
+                trd_error_wrap(st, "hashing options: extern_libs '%s'", key); /* key lives in root */
                 json_decref(root);
-                return trd_error_wrap(st, "hashing options: extern_libs '%s'", key);
+                return st;
             }
             uint8_t d[32];
             char hex[65];

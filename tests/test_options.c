@@ -230,7 +230,10 @@ START_TEST(parse_each_type)
     TU_FAILS(trd_options_set(o, "num_warp", "4"), TRD_ERR_NOT_FOUND, "'num_warp' is not an option of cuda; did you mean 'num_warps'?");
     TU_FAILS(trd_options_set(o, "maxnregs", "4"), TRD_ERR_NOT_FOUND, "did you mean 'maxnreg'?");
     TU_FAILS(trd_options_set(o, "totally_unrelated", "4"), TRD_ERR_NOT_FOUND, "'totally_unrelated' is not an option of cuda");
+    trd_options_t *before = o;
     TU_FAILS(trd_options_create("cudda", &o), TRD_ERR_NOT_FOUND, "did you mean 'cuda'?");
+    ck_assert_ptr_eq(o, before); /* out-parameters are written only on success */
+    trd_options_destroy(o);
     /* num_ctas > 1 needs sm90: checked against the target */
     trd_options_t *c;
     TU_OK(trd_options_create("cuda", &c));
