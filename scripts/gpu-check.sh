@@ -1,0 +1,76 @@
+#!/usr/bin/env bash
+# gpu-check.sh: trident's whole GPU check in one run, on a machine with an
+# NVIDIA GPU, from a build tree made on a development machine and carried
+# over (.device/build, configured against the sources at /work/main, plus the
+# shared libraries in .device/lib). Runs the unit tests (the CUDA ones
+# included), the demo, the CLI, the benchmark and the Python suite, writes the
+# logs to $OUT (or .device/out), and prints a summary table last.
+#
+#   scripts/gpu-check.sh [STEP...]     steps: tests demo cli bench python (default: all)
+set -u
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+BUILD=${TRD_BUILD:-/work/main/.device/build}
+LOGS=${OUT:-$ROOT/.device/out}
+mkdir -p "$LOGS"
+# The build tree names its sources /work/main: make that path this checkout.
+if [ "$(readlink -f /work/main 2>/dev/null)" != "$ROOT" ] && [ ! -d /work/main/.git ]; then
+    mkdir -p /work && rm -f /work/main && ln -s "$ROOT" /work/main
+fi
+export LD_LIBRARY_PATH="$ROOT/.device/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export TRD_BUILDDIR=$BUILD TRD_SRCDIR=/work/main CK_DEFAULT_TIMEOUT=600
+export XDG_CONFIG_HOME=$BUILD/tests/home/config XDG_CACHE_HOME=$BUILD/tests/home/cache
+export XLA_PYTHON_CLIENT_PREALLOCATE=false PYTHONUNBUFFERED=1
+for v in $(env | sed -n 's/^\(TRIDENT_[A-Za-z0-9_]*\)=.*/\1/p'); do unset "$v"; done
+STEPS=${*:-tests demo cli bench python}
+SUMMARY=()
+
+record() { # name rc note
+    local status=PASS
+    [ "$2" -eq 77 ] && status=SKIP
+    [ "$2" -ne 0 ] && [ "$2" -ne 77 ] && status="FAIL($2)"
+    SUMMARY+=("| $1 | $status | $3 |")
+}
+
+step() { # name log command...
+    local name=$1 log=$2
+    shift 2
+    local t0=$(date +%s.%N)
+    "$@" > "$LOGS/$log" 2>&1
+    local rc=$?
+    local secs=$(echo "$(date +%s.%N) - $t0" | bc 2>/dev/null || echo "?")
+    local note=$(grep -E "Checks:|SKIP|verified|passed|failed|error" "$LOGS/$log" | tail -1 | cut -c1-110)
+    record "$name" "$rc" "${secs%.*}s ${note//|//}"
+    echo "== $name: rc=$rc"
+    tail -5 "$LOGS/$log"
+}
+
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader > "$LOGS/gpu.txt" 2>&1 || true
+echo "GPU: $(cat "$LOGS/gpu.txt")"
+
+for s in $STEPS; do
+    case $s in
+    tests)
+        for t in tests/cuda/test_cuda tests/test_core tests/test_loader tests/test_host tests/test_options \
+                 tests/test_config tests/test_cli tests/hip/test_hip tests/hip/test_hip_real; do
+            [ -x "$BUILD/$t" ] || continue
+            step "$t" "$(basename "$t").log" bash -c "cd '$BUILD' && ./$t"
+        done ;;
+    demo)
+        step "vadd_demo" demo.log bash -c "cd '$BUILD' && ./examples/vadd_demo examples/add_kernel.trdb 10000000" ;;
+    cli)
+        step "trident devices+drivers" cli.log bash -c "cd '$BUILD' && ./tools/trident devices && ./tools/trident drivers && ./tools/trident devices --json"
+        step "trident run (cubin)" cli_run.log bash -c "cd '$BUILD' && ./tools/trident run examples/add_kernel.trdb -g 1000 buf:1024000:rand buf:1024000:seq buf:1024000 1024000 -r 100 -p 4" ;;
+    bench)
+        [ -x "$BUILD/bench/bench_cuda" ] && step "bench_cuda" bench_cuda.log bash -c "cd '$BUILD' && ./bench/bench_cuda" ;;
+    python)
+        if [ -d "$ROOT/python/tests" ] && [ -f "$BUILD/core/.libs/libtrident.so.1" ]; then
+            step "python tests (CUDA)" python.log bash -c "cd '$ROOT/python' && TRIDENT_LIBRARY='$BUILD/core/.libs/libtrident.so.1' PYTHONPATH='$ROOT/python' python3 -m pytest -q -x tests"
+        fi ;;
+    esac
+done
+
+echo
+echo "| check | result | note |"
+echo "|---|---|---|"
+printf '%s\n' "${SUMMARY[@]}"
+[ -f "$LOGS/bench_cuda.log" ] && { echo; grep -E '^\||^bench' "$LOGS/bench_cuda.log"; }
