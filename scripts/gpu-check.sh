@@ -22,6 +22,8 @@ export XDG_CONFIG_HOME=$BUILD/tests/home/config XDG_CACHE_HOME=$BUILD/tests/home
 export XLA_PYTHON_CLIENT_PREALLOCATE=false PYTHONUNBUFFERED=1
 for v in $(env | sed -n 's/^\(TRIDENT_[A-Za-z0-9_]*\)=.*/\1/p'); do unset "$v"; done
 STEPS=${*:-tests demo cli bench python}
+LOGS_KEEP=$LOGS
+LOGS=$(mktemp -d)   # one log a step here; $LOGS_KEEP gets all.log and the benchmark's
 SUMMARY=()
 
 record() { # name rc note
@@ -37,9 +39,10 @@ step() { # name log command...
     local t0=$(date +%s.%N)
     "$@" > "$LOGS/$log" 2>&1
     local rc=$?
-    local secs=$(echo "$(date +%s.%N) - $t0" | bc 2>/dev/null || echo "?")
+    { echo "===== $name (rc=$rc)"; cat "$LOGS/$log"; } >> "$LOGS/all.log"
+    local secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.0f", b - a }')
     local note=$(grep -E "Checks:|SKIP|verified|passed|failed|error" "$LOGS/$log" | tail -1 | cut -c1-110)
-    record "$name" "$rc" "${secs%.*}s ${note//|//}"
+    record "$name" "$rc" "${secs}s ${note//|//}"
     echo "== $name: rc=$rc"
     tail -5 "$LOGS/$log"
 }
@@ -69,6 +72,8 @@ for s in $STEPS; do
     esac
 done
 
+cp "$LOGS/all.log" "$LOGS_KEEP/" 2>/dev/null
+for f in bench_cuda.log bench_xla.log gpu.txt; do [ -f "$LOGS/$f" ] && cp "$LOGS/$f" "$LOGS_KEEP/"; done
 echo
 echo "| check | result | note |"
 echo "|---|---|---|"

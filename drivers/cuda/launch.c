@@ -135,13 +135,14 @@ trd_status_t cuda_launch(void *module, void *stream, void *native, const trd_dri
     cfg.hStream = s;
     cfg.attrs = m->nattrs ? m->attrs : NULL;
     cfg.numAttrs = m->nattrs;
-    /* our own streams need our context; a caller's stream runs in the caller's */
+    /* The function lives in the device's primary context. When it is current
+     * (XLA, PyTorch: the usual case) nothing is pushed; otherwise it is pushed
+     * for this call and popped, leaving the caller's context as it was. */
     struct cuda_ctx_scope sc = {0};
-    if (cs && (st = cuda_ctx_enter(d, &sc)) != TRD_OK)
+    if ((st = cuda_ctx_enter(d, &sc)) != TRD_OK)
         return st;
     CUresult r = d->api->cuLaunchKernelEx(&cfg, m->fn, l->params, NULL);
-    if (cs)
-        cuda_ctx_leave(d, &sc);
+    cuda_ctx_leave(d, &sc);
     if (r != CUDA_SUCCESS)
         return cuda_error(d->api, r, "cuLaunchKernelEx of %s (grid %llux%ux%u, block %u, shared %u)", m->label,
                           (unsigned long long)gx, l->grid[1], l->grid[2], m->block, m->shared);

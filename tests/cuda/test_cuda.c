@@ -9,6 +9,7 @@
 #include <cuda.h>
 #include <dlfcn.h>
 #include <math.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tests/testutil.h"
@@ -533,25 +534,51 @@ static Suite *suite(void)
     return s;
 }
 
+/* Whether a CUDA device is there, found in a child process: CUDA must not be
+ * initialised in the parent of the processes Check forks for the tests. */
+static int probe(char *why, size_t cap)
+{
+    int fds[2];
+    if (pipe(fds) != 0)
+        return 0;
+    pid_t pid = fork();
+    if (pid == 0) {
+        close(fds[0]);
+        trd_runtime_t *prt = NULL;
+        trd_runtime_desc_t pd = {.struct_size = sizeof pd, .flags = TRD_RUNTIME_NO_ENV};
+        char msg[1024] = "no CUDA driver module";
+        int have = 0;
+        if (trd_runtime_create(&pd, &prt) == TRD_OK) {
+            trd_device_t *d;
+            have = trd_runtime_device_find(prt, "backend=cuda", &d) == TRD_OK;
+            uint32_t n = 0;
+            trd_runtime_driver_count(prt, &n);
+            for (uint32_t i = 0; i < n; i++) {
+                trd_driver_info_t info = {.struct_size = sizeof info};
+                if (trd_runtime_driver_info(prt, i, &info) == TRD_OK && !strcmp(info.name, "cuda"))
+                    snprintf(msg, sizeof msg, "%s", info.reason[0] ? info.reason : "the cuda driver reports no device");
+            }
+            trd_runtime_destroy(prt);
+        } else {
+            snprintf(msg, sizeof msg, "%s", trd_error_message());
+        }
+        if (write(fds[1], msg, strlen(msg) + 1) < 0)
+            _exit(2);
+        _exit(have ? 0 : 1);
+    }
+    close(fds[1]);
+    ssize_t n = read(fds[0], why, cap - 1);
+    why[n > 0 ? n : 0] = '\0';
+    close(fds[0]);
+    int st = 0;
+    waitpid(pid, &st, 0);
+    return WIFEXITED(st) && WEXITSTATUS(st) == 0;
+}
+
 int main(void)
 {
-    trd_runtime_t *probe = NULL;
-    trd_runtime_desc_t pd = {.struct_size = sizeof pd, .flags = TRD_RUNTIME_NO_ENV};
-    if (trd_runtime_create(&pd, &probe) != TRD_OK) {
-        fprintf(stderr, "test_cuda: %s\n", trd_error_message());
-        return 1;
-    }
-    trd_device_t *d;
-    int have = trd_runtime_device_find(probe, "backend=cuda", &d) == TRD_OK;
-    trd_driver_info_t info = {.struct_size = sizeof info};
-    uint32_t n = 0;
-    trd_runtime_driver_count(probe, &n);
-    char why[1024] = "no CUDA driver module";
-    for (uint32_t i = 0; i < n; i++)
-        if (trd_runtime_driver_info(probe, i, &info) == TRD_OK && !strcmp(info.name, "cuda"))
-            snprintf(why, sizeof why, "%s", info.reason[0] ? info.reason : "the cuda driver reports no device");
-    trd_runtime_destroy(probe);
-    if (!have) {
+    char why[1024];
+    if (!probe(why, sizeof why)) {
         tu_skip("CUDA GPU tests", why);
         return 77;
     }
