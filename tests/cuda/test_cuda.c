@@ -63,18 +63,26 @@ static void launch(trd_kernel_t *k, uint32_t gx, uint32_t gy, trd_arg_t *args, u
     TU_OK(trd_kernel_launch(k, &l));
 }
 
+/* float -> fp16, round to nearest even, subnormals included */
 static uint16_t f2h(float f)
 {
     uint32_t x;
     memcpy(&x, &f, 4);
-    uint32_t sign = (x >> 16) & 0x8000, m = x & 0x7fffff;
-    int e = (int)((x >> 23) & 0xff) - 112;
-    if (e <= 0)
-        return (uint16_t)sign; /* inputs here are normal */
-    uint32_t q = m >> 13, rem = m & 0x1fff;
-    if (rem > 0x1000 || (rem == 0x1000 && (q & 1)))
+    uint16_t sign = (uint16_t)((x >> 16) & 0x8000);
+    int e = (int)((x >> 23) & 0xff) - 127 + 15;
+    uint32_t m = (x & 0x7fffff) | 0x800000;
+    if (((x >> 23) & 0xff) == 0)
+        return sign;
+    int shift = e > 0 ? 13 : 13 + 1 - e; /* normal: drop 13 bits; subnormal: more */
+    if (shift > 24)
+        return sign;
+    uint32_t q = m >> shift, rem = m & ((1u << shift) - 1), half = 1u << (shift - 1);
+    if (rem > half || (rem == half && (q & 1)))
         q++;
-    return (uint16_t)(sign | (((uint32_t)e << 10) + q));
+    if (e <= 0)
+        return (uint16_t)(sign | q); /* q == 0x400 is the smallest normal */
+    uint32_t v = ((uint32_t)e << 10) + (q - 0x400); /* a carry bumps the exponent */
+    return (uint16_t)(sign | (v >= 0x7c00 ? 0x7c00 : v));
 }
 
 static float h2f(uint16_t h)
