@@ -13,7 +13,7 @@ AC_DEFUN([TRD_XLA_FFI], [
   AS_IF([test "x$with_xla_ffi" != xno && test -n "$with_xla_ffi"], [
     save_CPPFLAGS=$CPPFLAGS
     CPPFLAGS="$CPPFLAGS -I$with_xla_ffi"
-    AC_CHECK_HEADER([xla/ffi/api/c_api.h], [XLA_FFI_CPPFLAGS="-I$with_xla_ffi"; trd_xla_ffi=yes])
+    AC_CHECK_HEADER([xla/ffi/api/c_api.h], [XLA_FFI_CPPFLAGS="-isystem $with_xla_ffi"; trd_xla_ffi=yes])
     CPPFLAGS=$save_CPPFLAGS
   ])
   AS_IF([test "x$trd_xla_ffi" = xno],

@@ -1,0 +1,57 @@
+/*
+ * xla.h: XLA custom-call handlers exported by libtrident (typed FFI).
+ *
+ * Register them from Python with jax.ffi (python/trident/ffi.py does):
+ *
+ *   jax.ffi.register_ffi_type("trident.call", {"type_id": capsule(trd_xla_type_id()),
+ *                                             "type_info": capsule(trd_xla_type_info())}, platform)
+ *   jax.ffi.register_ffi_target("trident_kernel_call",
+ *       {"instantiate": capsule(trd_xla_<platform>_instantiate),
+ *        "execute": capsule(trd_xla_<platform>_execute)}, platform=...)
+ *
+ * for platform cuda ("CUDA"), rocm ("ROCM") or cpu ("cpu"). The handlers take
+ * an XLA_FFI_CallFrame * and return an XLA_FFI_Error * (NULL on success); they
+ * are declared with void * here so that this header needs no XLA header.
+ *
+ * The call's attributes (docs/xla.md describes them; version 1):
+ *   kernel     string  a trident kernel bundle (every target the call may run on)
+ *   grid       s64[3]  programs along x, y, z
+ *   arg_kind   s32[n]  per kernel parameter: 0 operand, 1 result, 2 scalar, 3 null
+ *   arg_index  s64[n]  operand or result index (kinds 0, 1)
+ *   scalars    string  the scalar parameters' bytes, in order, at their signature sizes
+ *   zero       s64[]   results to zero before the launch
+ *   scratch    s64[2]  results holding the global and profile scratch (-1: none)
+ *   options    string  load-stage backend options, JSON {"cuda": {"maxnreg": "64"}, ...}
+ *   version    s32     1
+ */
+#ifndef TRIDENT_XLA_H
+#define TRIDENT_XLA_H
+
+#include <trident/trident.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define TRD_XLA_CALL_VERSION 1
+#define TRD_XLA_TARGET "trident_kernel_call"
+
+/* The state type the handlers keep between INSTANTIATE and EXECUTE. */
+TRD_API void *trd_xla_type_id(void);   /* XLA_FFI_TypeId * */
+TRD_API void *trd_xla_type_info(void); /* XLA_FFI_TypeInfo * */
+
+TRD_API void *trd_xla_cuda_instantiate(void *call_frame);
+TRD_API void *trd_xla_cuda_execute(void *call_frame);
+TRD_API void *trd_xla_rocm_instantiate(void *call_frame);
+TRD_API void *trd_xla_rocm_execute(void *call_frame);
+TRD_API void *trd_xla_cpu_instantiate(void *call_frame);
+TRD_API void *trd_xla_cpu_execute(void *call_frame);
+
+/* 1 when this libtrident was built with the handlers. */
+TRD_API int32_t trd_xla_available(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* TRIDENT_XLA_H */

@@ -1,0 +1,134 @@
+/* attrs.c: decoding the custom call's attributes (sorted by name by XLA), and
+ * XLA's element types. */
+#include <stdio.h>
+#include <string.h>
+
+#include "core/xla/ffi.h"
+
+static int find(struct xla_attrs *a, const char *name, XLA_FFI_AttrType want, void **out)
+{
+    size_t n = strlen(name);
+    for (int64_t i = 0; i < a->attrs->size; i++) {
+        const XLA_FFI_ByteSpan *s = a->attrs->names[i];
+        if (s->len != n || memcmp(s->ptr, name, n) != 0)
+            continue;
+        if (a->attrs->types[i] != want) {
+            snprintf(a->err, sizeof a->err, "attribute '%s' has the wrong type (%d, expected %d)", name,
+                     (int)a->attrs->types[i], (int)want);
+            return 0;
+        }
+        *out = a->attrs->attrs[i];
+        return 1;
+    }
+    snprintf(a->err, sizeof a->err, "attribute '%s' is missing", name);
+    return 0;
+}
+
+int xla_attr_string(struct xla_attrs *a, const char *name, const char **data, size_t *len)
+{
+    void *p;
+    if (!find(a, name, XLA_FFI_AttrType_STRING, &p))
+        return 0;
+    const XLA_FFI_ByteSpan *s = p;
+    *data = s->ptr;
+    *len = s->len;
+    return 1;
+}
+
+static int int_of(XLA_FFI_DataType t, const void *base, size_t i, int64_t *out)
+{
+    switch (t) {
+    case XLA_FFI_DataType_S8: *out = ((const int8_t *)base)[i]; return 1;
+    case XLA_FFI_DataType_S16: *out = ((const int16_t *)base)[i]; return 1;
+    case XLA_FFI_DataType_S32: *out = ((const int32_t *)base)[i]; return 1;
+    case XLA_FFI_DataType_S64: *out = ((const int64_t *)base)[i]; return 1;
+    case XLA_FFI_DataType_U8: *out = ((const uint8_t *)base)[i]; return 1;
+    case XLA_FFI_DataType_U16: *out = ((const uint16_t *)base)[i]; return 1;
+    case XLA_FFI_DataType_U32: *out = ((const uint32_t *)base)[i]; return 1;
+    case XLA_FFI_DataType_U64: {
+        uint64_t v = ((const uint64_t *)base)[i];
+        if (v > INT64_MAX)
+            return 0;
+        *out = (int64_t)v;
+        return 1;
+    }
+    default: return 0;
+    }
+}
+
+int xla_attr_ints(struct xla_attrs *a, const char *name, int64_t *out, size_t cap, size_t *count)
+{
+    void *p;
+    if (!find(a, name, XLA_FFI_AttrType_ARRAY, &p))
+        return 0;
+    const XLA_FFI_Array *arr = p;
+    if (arr->size > cap) {
+        snprintf(a->err, sizeof a->err, "attribute '%s' has %zu elements, more than %zu", name, arr->size, cap);
+        return 0;
+    }
+    for (size_t i = 0; i < arr->size; i++)
+        if (!int_of(arr->dtype, arr->data, i, &out[i])) {
+            snprintf(a->err, sizeof a->err, "attribute '%s' is not an array of integers (dtype %s)", name,
+                     xla_dtype_name(arr->dtype));
+            return 0;
+        }
+    *count = arr->size;
+    return 1;
+}
+
+int xla_attr_int(struct xla_attrs *a, const char *name, int64_t *out)
+{
+    void *p;
+    if (!find(a, name, XLA_FFI_AttrType_SCALAR, &p))
+        return 0;
+    const XLA_FFI_Scalar *s = p;
+    if (!int_of(s->dtype, s->value, 0, out)) {
+        snprintf(a->err, sizeof a->err, "attribute '%s' is not an integer (dtype %s)", name, xla_dtype_name(s->dtype));
+        return 0;
+    }
+    return 1;
+}
+
+static const struct {
+    XLA_FFI_DataType t;
+    int32_t scalar;
+    size_t bytes;
+    const char *name;
+} dtypes[] = {
+    {XLA_FFI_DataType_PRED, TRD_T_I1, 1, "bool"},        {XLA_FFI_DataType_S8, TRD_T_I8, 1, "int8"},
+    {XLA_FFI_DataType_S16, TRD_T_I16, 2, "int16"},       {XLA_FFI_DataType_S32, TRD_T_I32, 4, "int32"},
+    {XLA_FFI_DataType_S64, TRD_T_I64, 8, "int64"},       {XLA_FFI_DataType_U8, TRD_T_U8, 1, "uint8"},
+    {XLA_FFI_DataType_U16, TRD_T_U16, 2, "uint16"},      {XLA_FFI_DataType_U32, TRD_T_U32, 4, "uint32"},
+    {XLA_FFI_DataType_U64, TRD_T_U64, 8, "uint64"},      {XLA_FFI_DataType_F16, TRD_T_FP16, 2, "float16"},
+    {XLA_FFI_DataType_BF16, TRD_T_BF16, 2, "bfloat16"},  {XLA_FFI_DataType_F32, TRD_T_FP32, 4, "float32"},
+    {XLA_FFI_DataType_F64, TRD_T_FP64, 8, "float64"},    {XLA_FFI_DataType_F8E5M2, TRD_T_FP8E5, 1, "float8_e5m2"},
+    {XLA_FFI_DataType_F8E4M3FN, TRD_T_FP8E4NV, 1, "float8_e4m3fn"},
+    {XLA_FFI_DataType_F8E4M3B11FNUZ, TRD_T_FP8E4B15, 1, "float8_e4m3b11fnuz"},
+    {XLA_FFI_DataType_F8E4M3FNUZ, TRD_T_FP8E4B8, 1, "float8_e4m3fnuz"},
+    {XLA_FFI_DataType_F8E5M2FNUZ, TRD_T_FP8E5B16, 1, "float8_e5m2fnuz"},
+    {XLA_FFI_DataType_C64, TRD_T_INVALID, 8, "complex64"}, {XLA_FFI_DataType_C128, TRD_T_INVALID, 16, "complex128"},
+};
+
+int32_t xla_dtype_scalar(XLA_FFI_DataType t)
+{
+    for (size_t i = 0; i < TRD_ARRAY_SIZE(dtypes); i++)
+        if (dtypes[i].t == t)
+            return dtypes[i].scalar;
+    return TRD_T_INVALID;
+}
+
+size_t xla_dtype_bytes(XLA_FFI_DataType t)
+{
+    for (size_t i = 0; i < TRD_ARRAY_SIZE(dtypes); i++)
+        if (dtypes[i].t == t)
+            return dtypes[i].bytes;
+    return 0;
+}
+
+const char *xla_dtype_name(XLA_FFI_DataType t)
+{
+    for (size_t i = 0; i < TRD_ARRAY_SIZE(dtypes); i++)
+        if (dtypes[i].t == t)
+            return dtypes[i].name;
+    return t == XLA_FFI_DataType_TOKEN ? "token" : "an unsupported type";
+}

@@ -1,0 +1,281 @@
+"""trident: Python bindings of libtrident (pure Python over ctypes).
+
+    import trident
+    trident.devices()          # every device, as dicts
+    trident.drivers()          # every driver module found, with its status
+    trident.options("cuda")    # the option table of a backend
+    k = trident.Kernel("add_kernel.trdb")   # a bundle, a Triton cache entry or a raw image
+    k.bundle()                 # the kernel as bundle bytes (every target)
+
+`trident.jax` runs kernels inside `jax.jit` through XLA custom calls.
+"""
+from __future__ import annotations
+
+import ctypes
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Any, Optional, Sequence
+
+from ._lib import (
+    BundleTarget, DeviceProps, DriverInfo, KernelDesc, KernelInfo, OptionInfo, TargetInfo, TridentError, check, lib,
+    s, sized,
+)
+
+__all__ = ["TridentError", "Kernel", "Param", "devices", "drivers", "options", "option_names", "is_option",
+           "version", "library_path"]
+
+_FORMATS = {0: "unknown", 1: "cubin", 2: "ptx", 3: "fatbin", 4: "hsaco", 5: "spirv", 6: "zebin", 7: "so"}
+_FORMAT_IDS = {v: k for k, v in _FORMATS.items()}
+_STAGES = {1: "compile", 2: "load", 3: "launch", 4: "runtime"}
+
+
+def version() -> str:
+    """libtrident's version."""
+    return s(lib().trd_version_string())
+
+
+def library_path() -> str:
+    """The libtrident this package loaded."""
+    return lib().path
+
+
+def _runtime():
+    rt = ctypes.c_void_p()
+    check(lib().trd_runtime_shared(ctypes.byref(rt)))
+    return rt
+
+
+def devices() -> list[dict]:
+    """Every device of the shared runtime (trd_runtime_device_* and trd_device_get_props)."""
+    L, rt = lib(), _runtime()
+    n = ctypes.c_uint32()
+    check(L.trd_runtime_device_count(rt, ctypes.byref(n)))
+    out = []
+    for i in range(n.value):
+        d = ctypes.c_void_p()
+        check(L.trd_runtime_device_get(rt, i, ctypes.byref(d)))
+        p = sized(DeviceProps)
+        check(L.trd_device_get_props(d, ctypes.byref(p)))
+        out.append({
+            "index": p.index, "uri": s(p.uri), "driver": s(p.driver), "backend": s(p.backend), "name": s(p.name),
+            "vendor": s(p.vendor), "arch": s(p.arch), "kind": "gpu" if p.kind == 1 else "cpu",
+            "ordinal": p.ordinal, "warp_size": p.warp_size, "compute_units": p.compute_units,
+            "max_threads_per_block": p.max_threads_per_block, "memory_bytes": p.memory_bytes,
+            "max_shared_per_block": p.max_shared_per_block,
+            "max_shared_per_block_optin": p.max_shared_per_block_optin, "pci_bus_id": s(p.pci_bus_id),
+            "uuid": bytes(p.uuid).hex() if p.flags & 1 else None,
+        })
+    return out
+
+
+def drivers() -> list[dict]:
+    """Every driver module found, with its status (loaded, skipped, failed) and why."""
+    L, rt = lib(), _runtime()
+    n = ctypes.c_uint32()
+    check(L.trd_runtime_driver_count(rt, ctypes.byref(n)))
+    out = []
+    for i in range(n.value):
+        d = sized(DriverInfo)
+        check(L.trd_runtime_driver_info(rt, i, ctypes.byref(d)))
+        out.append({"name": s(d.name), "backend": s(d.backend), "path": s(d.path),
+                    "status": ["loaded", "skipped", "failed"][d.status], "reason": s(d.reason) or None,
+                    "devices": d.device_count, "abi_version": d.abi_version})
+    return out
+
+
+def _option_dict(backend: str, o: OptionInfo) -> dict:
+    return {"name": s(o.name), "backend": backend, "type": s(o.type_name), "default": s(o.default_value),
+            "stage": _STAGES.get(o.stage, "?"), "doc": s(o.doc), "derived": s(o.derived), "values": s(o.values),
+            "since": s(o.triton_since), "until": s(o.triton_until), "env": s(o.env),
+            "triton_field": not (o.flags & 2)}
+
+
+def options(backend: str, triton_version: Optional[str] = None) -> list[dict]:
+    """The option table of a backend ("cuda", "hip", "xpu", "host", "runtime", "driver"), in the
+    order of Triton's dataclass; with triton_version, the fields of that release."""
+    L = lib()
+    n = ctypes.c_uint32()
+    check(L.trd_option_count(backend.encode(), ctypes.byref(n)))
+    out = []
+    for i in range(n.value):
+        o = sized(OptionInfo)
+        check(L.trd_option_info(backend.encode(), i, ctypes.byref(o)))
+        if triton_version is None and not (o.flags & 2) and not is_option(backend, s(o.name)):
+            continue
+        if triton_version is not None and not is_option(backend, s(o.name), triton_version):
+            continue
+        out.append(_option_dict(backend, o))
+    return out
+
+
+def is_option(backend: str, name: str, triton_version: Optional[str] = None) -> bool:
+    """Whether name is a field of the backend's options class in that Triton release (default: current)."""
+    present = ctypes.c_int32()
+    check(lib().trd_option_exists(backend.encode(), name.encode(),
+                                  triton_version.encode() if triton_version else None, ctypes.byref(present)))
+    return bool(present.value)
+
+
+def option_names(backend: str, triton_version: Optional[str] = None) -> list[str]:
+    """The names is_option accepts."""
+    return [o["name"] for o in options(backend, triton_version) if o["triton_field"]]
+
+
+def check_option(backend: str, name: str, value: Any) -> str:
+    """Validates one option value with the C tables; returns its canonical text or raises TridentError."""
+    L = lib()
+    o = ctypes.c_void_p()
+    check(L.trd_options_create(backend.encode(), ctypes.byref(o)))
+    try:
+        text = _option_text(value)
+        check(L.trd_options_set(o, name.encode(), text.encode()))
+        buf = ctypes.create_string_buffer(8192)
+        n = ctypes.c_size_t()
+        check(L.trd_options_get(o, name.encode(), buf, len(buf), ctypes.byref(n)))
+        return buf.value.decode()
+    finally:
+        L.trd_options_destroy(o)
+
+
+def _option_text(value: Any) -> str:
+    if value is None:
+        return "none"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, dict):
+        return ",".join(f"{k}={v}" for k, v in value.items())
+    if isinstance(value, (list, tuple)):
+        return ",".join(str(v) for v in value)
+    return str(value)
+
+
+@dataclass(frozen=True)
+class Param:
+    """One kernel parameter: its name (or None) and Triton type ("*fp32", "i32", "constexpr")."""
+    name: Optional[str]
+    type: str
+
+    @property
+    def is_pointer(self) -> bool:
+        return self.type.startswith("*")
+
+    @property
+    def is_constexpr(self) -> bool:
+        return self.type == "constexpr"
+
+
+def parse_signature(sig: str) -> list[Param]:
+    out = []
+    for entry in filter(None, (e.strip() for e in sig.split(","))):
+        name, _, typ = entry.rpartition(":")
+        out.append(Param(name or None, typ.strip()))
+    return out
+
+
+@dataclass
+class Target:
+    format: str
+    backend: str
+    arch: str
+    size: int
+    metadata: dict
+    num_warps: int
+    num_ctas: int
+    shared: int
+    warp_size: int
+    image: bytes = field(repr=False, default=b"")
+
+
+class Kernel:
+    """A kernel for one or more targets, from a trident bundle, a Triton cache entry (its
+    <name>.json or directory) or a raw image, given as a path or as bytes."""
+
+    def __init__(self, source: "str | os.PathLike | bytes | None" = None, *, name: Optional[str] = None,
+                 signature: Optional[str] = None, metadata: Optional[str] = None, format: Optional[str] = None,
+                 target: Optional[str] = None):
+        L = lib()
+        d = sized(KernelDesc)
+        keep = []
+        if isinstance(source, (bytes, bytearray, memoryview)):
+            buf = ctypes.create_string_buffer(bytes(source), len(source))
+            keep.append(buf)
+            d.data = ctypes.cast(buf, ctypes.c_void_p)
+            d.size = len(source)
+        elif source is not None:
+            d.path = os.fsencode(source)
+        else:
+            raise TypeError("Kernel needs a path or bytes")
+        d.name = name.encode() if name else None
+        d.signature = signature.encode() if signature else None
+        d.metadata = metadata.encode() if metadata else None
+        if format is not None:
+            d.format = _FORMAT_IDS[format]
+            d.source = 3
+        d.target = target.encode() if target else None
+        self._k = ctypes.c_void_p()
+        check(L.trd_kernel_create(_runtime(), ctypes.byref(d), ctypes.byref(self._k)))
+        info = sized(KernelInfo)
+        check(L.trd_kernel_get_info(self._k, ctypes.byref(info)))
+        self.name = s(info.name)
+        self.signature = s(info.signature)
+        self.params = parse_signature(self.signature)
+        self.targets = []
+        for i in range(info.num_targets):
+            t = sized(TargetInfo)
+            check(L.trd_kernel_target_info(self._k, i, ctypes.byref(t)))
+            self.targets.append(Target(_FORMATS.get(t.format, "unknown"), s(t.backend), s(t.arch), t.size,
+                                       json.loads(s(t.metadata)), t.num_warps, t.num_ctas, t.shared, t.warp_size,
+                                       ctypes.string_at(t.image, t.size)))
+
+    def __del__(self):
+        k = getattr(self, "_k", None)
+        if k:
+            lib().trd_kernel_destroy(k)
+            self._k = None
+
+    def __repr__(self):
+        ts = ", ".join(f"{t.format} {t.backend}:{t.arch}" for t in self.targets)
+        return f"Kernel({self.name}({self.signature}); {ts})"
+
+    @property
+    def launch_params(self) -> list[Param]:
+        """The parameters a launch passes (constexpr ones removed)."""
+        return [p for p in self.params if not p.is_constexpr]
+
+    def bundle(self) -> bytes:
+        """This kernel as a trident bundle (every target, its metadata and the signature)."""
+        return write_bundle(self.name, self.signature, self.targets)
+
+    @staticmethod
+    def combine(kernels: Sequence["Kernel"], name: Optional[str] = None,
+                signature: Optional[str] = None) -> "Kernel":
+        """One kernel with the targets of several (e.g. a Triton sm90 entry and its host twin)."""
+        first = kernels[0]
+        targets = [t for k in kernels for t in k.targets]
+        return Kernel(write_bundle(name or first.name, signature or first.signature, targets))
+
+
+def write_bundle(name: str, signature: str, targets: Sequence[Target]) -> bytes:
+    L = lib()
+    arr = (BundleTarget * len(targets))()
+    keep = []
+    for i, t in enumerate(targets):
+        img = ctypes.create_string_buffer(t.image, len(t.image))
+        meta = json.dumps(t.metadata).encode()
+        keep += [img, meta]
+        arr[i].struct_size = ctypes.sizeof(BundleTarget)
+        arr[i].format = _FORMAT_IDS[t.format]
+        arr[i].backend = t.backend.encode()
+        arr[i].arch = t.arch.encode()
+        arr[i].image = ctypes.cast(img, ctypes.c_void_p)
+        arr[i].image_size = len(t.image)
+        arr[i].metadata = meta
+    data, size = ctypes.c_void_p(), ctypes.c_uint64()
+    check(L.trd_bundle_write(name.encode(), signature.encode(), arr, len(targets), ctypes.byref(data),
+                             ctypes.byref(size)))
+    try:
+        return ctypes.string_at(data, size.value)
+    finally:
+        L.trd_free(data)
+

@@ -1,0 +1,199 @@
+"""ctypes bindings of libtrident's C ABI (abi/trident/trident.h).
+
+Every struct here mirrors the C one field for field; each begins with its
+size, which is set from ctypes.sizeof so that libtrident reads only what this
+module knows about."""
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+import os
+import threading
+from pathlib import Path
+
+c_status = ctypes.c_int32
+
+
+class TridentError(RuntimeError):
+    """A trident call failed: ``status`` is the C status name, the message says what failed."""
+
+    def __init__(self, status: str, message: str):
+        super().__init__(f"{message} [{status}]" if message else status)
+        self.status = status
+        self.message = message
+
+
+class DeviceProps(ctypes.Structure):
+    _fields_ = [
+        ("struct_size", ctypes.c_uint32), ("index", ctypes.c_uint32), ("kind", ctypes.c_int32),
+        ("flags", ctypes.c_uint32), ("uri", ctypes.c_char_p), ("driver", ctypes.c_char_p),
+        ("backend", ctypes.c_char_p), ("name", ctypes.c_char_p), ("vendor", ctypes.c_char_p),
+        ("arch", ctypes.c_char_p), ("pci_bus_id", ctypes.c_char_p), ("ordinal", ctypes.c_uint32),
+        ("warp_size", ctypes.c_uint32), ("compute_units", ctypes.c_uint32),
+        ("max_threads_per_block", ctypes.c_uint32), ("memory_bytes", ctypes.c_uint64),
+        ("max_shared_per_block", ctypes.c_uint32), ("max_shared_per_block_optin", ctypes.c_uint32),
+        ("uuid", ctypes.c_uint8 * 16),
+    ]
+
+
+class DriverInfo(ctypes.Structure):
+    _fields_ = [
+        ("struct_size", ctypes.c_uint32), ("status", ctypes.c_int32), ("device_count", ctypes.c_uint32),
+        ("abi_version", ctypes.c_uint32), ("name", ctypes.c_char_p), ("backend", ctypes.c_char_p),
+        ("path", ctypes.c_char_p), ("reason", ctypes.c_char_p),
+    ]
+
+
+class OptionInfo(ctypes.Structure):
+    _fields_ = [
+        ("struct_size", ctypes.c_uint32), ("type", ctypes.c_int32), ("stage", ctypes.c_int32),
+        ("flags", ctypes.c_uint32), ("backend", ctypes.c_char_p), ("name", ctypes.c_char_p),
+        ("type_name", ctypes.c_char_p), ("default_value", ctypes.c_char_p), ("derived", ctypes.c_char_p),
+        ("values", ctypes.c_char_p), ("doc", ctypes.c_char_p), ("triton_since", ctypes.c_char_p),
+        ("triton_until", ctypes.c_char_p), ("env", ctypes.c_char_p),
+    ]
+
+
+class KernelDesc(ctypes.Structure):
+    _fields_ = [
+        ("struct_size", ctypes.c_uint32), ("source", ctypes.c_int32), ("path", ctypes.c_char_p),
+        ("data", ctypes.c_void_p), ("size", ctypes.c_uint64), ("name", ctypes.c_char_p),
+        ("signature", ctypes.c_char_p), ("metadata", ctypes.c_char_p), ("format", ctypes.c_int32),
+        ("target", ctypes.c_char_p), ("options", ctypes.c_void_p),
+    ]
+
+
+class KernelInfo(ctypes.Structure):
+    _fields_ = [
+        ("struct_size", ctypes.c_uint32), ("num_params", ctypes.c_uint32), ("num_targets", ctypes.c_uint32),
+        ("reserved", ctypes.c_uint32), ("name", ctypes.c_char_p), ("signature", ctypes.c_char_p),
+    ]
+
+
+class TargetInfo(ctypes.Structure):
+    _fields_ = [
+        ("struct_size", ctypes.c_uint32), ("format", ctypes.c_int32), ("size", ctypes.c_uint64),
+        ("image", ctypes.c_void_p), ("backend", ctypes.c_char_p), ("arch", ctypes.c_char_p),
+        ("metadata", ctypes.c_char_p), ("num_warps", ctypes.c_uint32), ("num_ctas", ctypes.c_uint32),
+        ("shared", ctypes.c_uint32), ("warp_size", ctypes.c_uint32),
+    ]
+
+
+class BundleTarget(ctypes.Structure):
+    _fields_ = [
+        ("struct_size", ctypes.c_uint32), ("format", ctypes.c_int32), ("backend", ctypes.c_char_p),
+        ("arch", ctypes.c_char_p), ("image", ctypes.c_void_p), ("image_size", ctypes.c_uint64),
+        ("metadata", ctypes.c_char_p),
+    ]
+
+
+def sized(cls):
+    """A struct instance with struct_size set."""
+    s = cls()
+    s.struct_size = ctypes.sizeof(cls)
+    return s
+
+
+# name, restype, argtypes: every function this package calls
+_PROTOTYPES = [
+    ("trd_error_message", ctypes.c_char_p, []),
+    ("trd_status_name", ctypes.c_char_p, [c_status]),
+    ("trd_version_string", ctypes.c_char_p, []),
+    ("trd_abi_version", ctypes.c_uint32, []),
+    ("trd_runtime_shared", c_status, [ctypes.POINTER(ctypes.c_void_p)]),
+    ("trd_runtime_device_count", c_status, [ctypes.c_void_p, ctypes.POINTER(ctypes.c_uint32)]),
+    ("trd_runtime_device_get", c_status, [ctypes.c_void_p, ctypes.c_uint32, ctypes.POINTER(ctypes.c_void_p)]),
+    ("trd_runtime_device_find", c_status, [ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)]),
+    ("trd_device_get_props", c_status, [ctypes.c_void_p, ctypes.POINTER(DeviceProps)]),
+    ("trd_runtime_driver_count", c_status, [ctypes.c_void_p, ctypes.POINTER(ctypes.c_uint32)]),
+    ("trd_runtime_driver_info", c_status, [ctypes.c_void_p, ctypes.c_uint32, ctypes.POINTER(DriverInfo)]),
+    ("trd_backend_count", c_status, [ctypes.POINTER(ctypes.c_uint32)]),
+    ("trd_backend_name", c_status, [ctypes.c_uint32, ctypes.POINTER(ctypes.c_char_p)]),
+    ("trd_option_count", c_status, [ctypes.c_char_p, ctypes.POINTER(ctypes.c_uint32)]),
+    ("trd_option_info", c_status, [ctypes.c_char_p, ctypes.c_uint32, ctypes.POINTER(OptionInfo)]),
+    ("trd_option_lookup", c_status, [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(OptionInfo)]),
+    ("trd_option_exists", c_status, [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int32)]),
+    ("trd_options_create", c_status, [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)]),
+    ("trd_options_destroy", None, [ctypes.c_void_p]),
+    ("trd_options_set", c_status, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p]),
+    ("trd_options_get", c_status, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.c_size_t,
+                                   ctypes.POINTER(ctypes.c_size_t)]),
+    ("trd_options_serialize", c_status, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_size_t,
+                                         ctypes.POINTER(ctypes.c_size_t)]),
+    ("trd_kernel_create", c_status, [ctypes.c_void_p, ctypes.POINTER(KernelDesc), ctypes.POINTER(ctypes.c_void_p)]),
+    ("trd_kernel_destroy", None, [ctypes.c_void_p]),
+    ("trd_kernel_get_info", c_status, [ctypes.c_void_p, ctypes.POINTER(KernelInfo)]),
+    ("trd_kernel_target_info", c_status, [ctypes.c_void_p, ctypes.c_uint32, ctypes.POINTER(TargetInfo)]),
+    ("trd_bundle_write", c_status, [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(BundleTarget), ctypes.c_uint32,
+                                    ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_uint64)]),
+    ("trd_free", None, [ctypes.c_void_p]),
+]
+
+_XLA_PROTOTYPES = [
+    ("trd_xla_type_id", ctypes.c_void_p, []),
+    ("trd_xla_type_info", ctypes.c_void_p, []),
+    ("trd_xla_available", ctypes.c_int32, []),
+]
+
+
+def _candidates():
+    env = os.environ.get("TRIDENT_LIBRARY")
+    if env:
+        yield Path(env)
+        return
+    here = Path(__file__).resolve().parent
+    # a build tree: the source tree itself, or build*/ beside it
+    src = here.parent.parent
+    for build in [src, *sorted(src.glob("build*")), *sorted(src.glob(".device/build"))]:
+        yield build / "core" / ".libs" / "libtrident.so.1"
+    found = ctypes.util.find_library("trident")
+    if found:
+        yield Path(found)
+    for prefix in ("/usr/local/lib", "/usr/lib", "/usr/lib/x86_64-linux-gnu"):
+        yield Path(prefix) / "libtrident.so.1"
+
+
+_lib = None
+_lock = threading.Lock()
+
+
+def lib():
+    """libtrident, loaded once (TRIDENT_LIBRARY, a build tree, or the system's)."""
+    global _lib
+    if _lib is not None:
+        return _lib
+    with _lock:
+        if _lib is not None:
+            return _lib
+        tried = []
+        for path in _candidates():
+            if not path.exists() and os.sep in str(path):
+                tried.append(f"{path} (missing)")
+                continue
+            try:
+                handle = ctypes.CDLL(str(path))
+            except OSError as e:
+                tried.append(f"{path} ({e})")
+                continue
+            for name, res, args in _PROTOTYPES:
+                fn = getattr(handle, name)
+                fn.restype, fn.argtypes = res, args
+            for name, res, args in _XLA_PROTOTYPES:
+                if hasattr(handle, name):
+                    fn = getattr(handle, name)
+                    fn.restype, fn.argtypes = res, args
+            handle.path = str(path)
+            _lib = handle
+            return _lib
+        raise OSError("libtrident not found; set TRIDENT_LIBRARY. Tried: " + "; ".join(tried))
+
+
+def check(status: int):
+    """Raises TridentError for a failed call."""
+    if status != 0:
+        L = lib()
+        raise TridentError(L.trd_status_name(status).decode(), L.trd_error_message().decode(errors="replace"))
+
+
+def s(value: bytes | None) -> str | None:
+    return value.decode(errors="replace") if value is not None else None

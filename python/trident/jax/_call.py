@@ -1,0 +1,243 @@
+"""kernel_call: one compiled kernel (for any number of targets) called from
+JAX, lowered to libtrident's XLA custom call through jax.ffi.ffi_call."""
+from __future__ import annotations
+
+import json
+import math
+import os
+import struct
+from typing import Any, Mapping, Optional, Sequence
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+from .. import Kernel, Param
+from . import _ffi
+
+# Triton's type of a pointer's element for each JAX dtype
+DTYPE_TO_TRITON = {
+    np.dtype("bool"): "i1", np.dtype("int8"): "i8", np.dtype("int16"): "i16", np.dtype("int32"): "i32",
+    np.dtype("int64"): "i64", np.dtype("uint8"): "u8", np.dtype("uint16"): "u16", np.dtype("uint32"): "u32",
+    np.dtype("uint64"): "u64", np.dtype("float16"): "fp16", np.dtype(jnp.bfloat16): "bf16",
+    np.dtype("float32"): "fp32", np.dtype("float64"): "fp64",
+}
+for _name, _t in [("float8_e4m3fn", "fp8e4nv"), ("float8_e5m2", "fp8e5"), ("float8_e4m3fnuz", "fp8e4b8"),
+                  ("float8_e5m2fnuz", "fp8e5b16"), ("float8_e4m3b11fnuz", "fp8e4b15")]:
+    if hasattr(jnp, _name):
+        DTYPE_TO_TRITON[np.dtype(getattr(jnp, _name))] = _t
+
+_INT = {"i1": ("<B", 0, 1), "i8": ("<b", -2**7, 2**7 - 1), "i16": ("<h", -2**15, 2**15 - 1),
+        "i32": ("<i", -2**31, 2**31 - 1), "i64": ("<q", -2**63, 2**63 - 1), "u1": ("<B", 0, 1),
+        "u8": ("<B", 0, 2**8 - 1), "u16": ("<H", 0, 2**16 - 1), "u32": ("<I", 0, 2**32 - 1),
+        "u64": ("<Q", 0, 2**64 - 1)}
+
+
+class KernelCallError(ValueError):
+    """A kernel_call whose arguments do not fit the kernel."""
+
+
+def _label(kernel: Kernel, i: int, p: Param) -> str:
+    return f"kernel '{kernel.name}' argument {i}" + (f" '{p.name}'" if p.name else "") + f" ({p.type})"
+
+
+def _compatible(elem: str, dtype: np.dtype) -> bool:
+    t = DTYPE_TO_TRITON.get(np.dtype(dtype))
+    if t == elem:
+        return True
+    # Triton IR is signless: *i32 takes uint32 arrays too; *i8/*u8 take bool (stored as bytes)
+    pairs = {("i8", "u8"), ("i16", "u16"), ("i32", "u32"), ("i64", "u64"), ("i1", "i8"), ("i1", "u8")}
+    return (elem, t) in pairs or (t, elem) in pairs
+
+
+def pack_scalar(kernel: Kernel, i: int, p: Param, value: Any) -> bytes:
+    """The bytes libtrident passes for a scalar parameter of Triton type p.type."""
+    t = p.type
+    if isinstance(value, (jax.Array, jax.core.Tracer)):
+        raise KernelCallError(f"{_label(kernel, i, p)}: a scalar parameter takes a Python or NumPy scalar "
+                              f"(its value is compiled into the call), not a traced array")
+    if isinstance(value, np.ndarray):
+        if value.shape != ():
+            raise KernelCallError(f"{_label(kernel, i, p)}: expects a scalar, got an array of shape {value.shape}")
+        value = value.item()
+    if isinstance(value, np.generic):
+        value = value.item()
+    if t in _INT:
+        fmt, lo, hi = _INT[t]
+        if isinstance(value, float) and not float(value).is_integer() or not isinstance(value, (int, float, bool)):
+            raise KernelCallError(f"{_label(kernel, i, p)}: expects an integer, got {value!r}")
+        v = int(value)
+        if not lo <= v <= hi:
+            # signless IR: an unsigned value of the same width fits a signed parameter
+            if t.startswith("i") and t != "i1" and 0 <= v <= 2 * hi + 1:
+                fmt = fmt.upper()
+            else:
+                raise KernelCallError(f"{_label(kernel, i, p)}: {v} is out of range ({lo} .. {hi})")
+        return struct.pack(fmt, v)
+    if t in ("fp16", "bf16", "fp32", "fp64"):
+        if not isinstance(value, (int, float, bool)):
+            raise KernelCallError(f"{_label(kernel, i, p)}: expects a float, got {value!r}")
+        v = float(value)
+        if t == "fp64":
+            return struct.pack("<d", v)
+        if t == "fp32":
+            if math.isfinite(v) and abs(v) > np.finfo(np.float32).max:
+                raise KernelCallError(f"{_label(kernel, i, p)}: {v} overflows fp32")
+            return struct.pack("<f", v)
+        if t == "fp16":
+            if math.isfinite(v) and abs(v) > 65504.0:
+                raise KernelCallError(f"{_label(kernel, i, p)}: {v} overflows fp16")
+            return np.array(v, dtype=np.float16).tobytes()
+        if math.isfinite(v) and abs(v) > float(jnp.finfo(jnp.bfloat16).max):
+            raise KernelCallError(f"{_label(kernel, i, p)}: {v} overflows bf16")
+        return np.array(v, dtype=jnp.bfloat16).tobytes()
+    raise KernelCallError(f"{_label(kernel, i, p)}: scalars of type {t} cannot be passed from JAX")
+
+
+def _as_kernel(kernel: Any) -> Kernel:
+    if isinstance(kernel, Kernel):
+        return kernel
+    if isinstance(kernel, (bytes, bytearray, str, os.PathLike)):
+        return Kernel(kernel)
+    raise TypeError(f"kernel must be a trident.Kernel, bundle bytes or a path, not {type(kernel).__name__}")
+
+
+def _align(v: int, a: int) -> int:
+    return (v + a - 1) // a * a if a > 1 else v
+
+
+def _scratch_bytes(kernel: Kernel, grid: Sequence[int], kind: str) -> int:
+    """The most scratch any target of the kernel needs for this grid."""
+    programs = int(np.prod(grid))
+    need = 0
+    for t in kernel.targets:
+        size = int(t.metadata.get(f"{kind}_scratch_size") or 0)
+        if size:
+            align = int(t.metadata.get(f"{kind}_scratch_align") or 1)
+            need = max(need, programs * max(t.num_ctas, 1) * _align(size, align))
+    return need
+
+
+def normalize_grid(grid: Any) -> tuple:
+    if isinstance(grid, (int, np.integer)):
+        grid = (int(grid),)
+    grid = tuple(int(g) for g in grid)
+    if not 1 <= len(grid) <= 3:
+        raise KernelCallError(f"grid {grid} must have 1 to 3 dimensions")
+    if any(g < 0 or g > 2**31 - 1 for g in grid):
+        raise KernelCallError(f"grid {grid} has a dimension outside 0 .. 2^31-1")
+    return grid + (1,) * (3 - len(grid))
+
+
+_bundles: dict[int, tuple[Kernel, bytes]] = {}
+
+
+def _bundle_of(kernel: Kernel) -> bytes:
+    hit = _bundles.get(id(kernel))
+    if hit is not None and hit[0] is kernel:
+        return hit[1]
+    data = kernel.bundle()
+    _bundles[id(kernel)] = (kernel, data)
+    return data
+
+
+def kernel_call(kernel: Any, *args: Any, grid: Any, out_shape: Any, input_output_aliases: Optional[Mapping[int, int]] = None,
+                zeroed_outputs: Sequence[int] = (), options: Optional[Mapping[str, Mapping[str, Any]]] = None,
+                name: Optional[str] = None) -> Any:
+    """Calls a compiled kernel from JAX (inside or outside jax.jit).
+
+    kernel: a trident.Kernel, bundle bytes, or a path (bundle or Triton cache entry); it may hold
+        images for several targets, and each device runs its own.
+    args: values for the kernel's first parameters, in order: arrays for pointer parameters,
+        Python or NumPy scalars for scalar parameters (their values are compiled into the call),
+        None for a NULL pointer. The remaining parameters receive the outputs that are not
+        aliased to an input, in order.
+    grid: programs along x, y, z (an int or a tuple of up to three).
+    out_shape: an object with .shape and .dtype (jax.ShapeDtypeStruct) or a pytree of them.
+    input_output_aliases: {argument index: output index}: the output is the input's buffer
+        (donate the input under jit to avoid a copy).
+    zeroed_outputs: output indices zeroed before the launch (not aliased ones).
+    options: load-stage backend options per backend, e.g. {"cuda": {"maxnreg": 64}}.
+    """
+    _ffi.register()
+    k = _as_kernel(kernel)
+    params = k.launch_params
+    flat_out, out_tree = jax.tree_util.tree_flatten(out_shape)
+    outs = [jax.ShapeDtypeStruct(tuple(o.shape), o.dtype) for o in flat_out]
+    aliases = dict(input_output_aliases or {})
+    if len(set(aliases.values())) != len(aliases):
+        raise KernelCallError(f"kernel '{k.name}': input_output_aliases {aliases} maps two inputs to one output")
+    for a, o in aliases.items():
+        if not 0 <= a < len(args) or not 0 <= o < len(outs):
+            raise KernelCallError(f"kernel '{k.name}': input_output_aliases {a} -> {o}: there are {len(args)} "
+                                  f"arguments and {len(outs)} outputs")
+    unaliased = [o for o in range(len(outs)) if o not in aliases.values()]
+    if len(args) + len(unaliased) != len(params):
+        raise KernelCallError(
+            f"kernel '{k.name}' takes {len(params)} arguments ({k.signature}); the call gives {len(args)} "
+            f"arguments and {len(unaliased)} outputs not aliased to an input")
+    kinds, index, scalars, operands, operand_of = [], [], b"", [], {}
+    for i, (a, p) in enumerate(zip(args, params)):
+        if a is None:
+            if not p.is_pointer:
+                raise KernelCallError(f"{_label(k, i, p)}: None is only for pointer parameters")
+            kinds.append(3)
+            index.append(0)
+        elif hasattr(a, "shape") and hasattr(a, "dtype") and not isinstance(a, np.generic) and (
+                not isinstance(a, np.ndarray) or p.is_pointer):
+            if not p.is_pointer:
+                raise KernelCallError(f"{_label(k, i, p)}: a scalar parameter, given an array of shape {a.shape}")
+            if not _compatible(p.type[1:], a.dtype):
+                raise KernelCallError(f"{_label(k, i, p)}: given an array of {np.dtype(a.dtype).name}")
+            operand_of[i] = len(operands)
+            kinds.append(0)
+            index.append(len(operands))
+            operands.append(a)
+        else:
+            if p.is_pointer:
+                raise KernelCallError(f"{_label(k, i, p)}: a pointer parameter takes an array or None, got {a!r}")
+            kinds.append(2)
+            index.append(0)
+            scalars += pack_scalar(k, i, p, a)
+    for p, o in zip(params[len(args):], unaliased):
+        i = len(kinds)
+        if not p.is_pointer:
+            raise KernelCallError(f"{_label(k, i, p)}: output {o} lands on a scalar parameter")
+        if not _compatible(p.type[1:], outs[o].dtype):
+            raise KernelCallError(f"{_label(k, i, p)}: output {o} is {np.dtype(outs[o].dtype).name}")
+        kinds.append(1)
+        index.append(o)
+    ffi_aliases = {}
+    for a, o in aliases.items():
+        if a not in operand_of:
+            raise KernelCallError(f"kernel '{k.name}': input_output_aliases: argument {a} is not an array")
+        src = args[a]
+        if tuple(src.shape) != outs[o].shape or np.dtype(src.dtype) != np.dtype(outs[o].dtype):
+            raise KernelCallError(f"kernel '{k.name}': argument {a} ({np.dtype(src.dtype).name}{list(src.shape)}) "
+                                  f"cannot alias output {o} ({np.dtype(outs[o].dtype).name}{list(outs[o].shape)})")
+        ffi_aliases[operand_of[a]] = o
+    zero = []
+    for o in zeroed_outputs:
+        if not 0 <= o < len(outs):
+            raise KernelCallError(f"kernel '{k.name}': zeroed_outputs names output {o}; there are {len(outs)}")
+        if o in aliases.values():
+            raise KernelCallError(f"kernel '{k.name}': zeroed_outputs: output {o} is aliased to an input, whose "
+                                  f"values zeroing would destroy; zero the input instead")
+        zero.append(o)
+    g = normalize_grid(grid)
+    results = list(outs)
+    scratch = [-1, -1]
+    for slot, kind in enumerate(("global", "profile")):
+        need = _scratch_bytes(k, g, kind)
+        if need:
+            scratch[slot] = len(results)
+            results.append(jax.ShapeDtypeStruct((need,), jnp.uint8))
+    call = jax.ffi.ffi_call(_ffi.TARGET, results, input_output_aliases=ffi_aliases or None,
+                            vmap_method="sequential")
+    opts = json.dumps({b: {n: v for n, v in d.items()} for b, d in (options or {}).items()}, sort_keys=True)
+    out = call(*operands, kernel=_bundle_of(k), grid=np.array(g, dtype=np.int64),
+               arg_kind=np.array(kinds, dtype=np.int32), arg_index=np.array(index, dtype=np.int64),
+               scalars=scalars, zero=np.array(zero, dtype=np.int64), scratch=np.array(scratch, dtype=np.int64),
+               options=opts, version=np.int32(_ffi.CALL_VERSION))
+    out = list(out)[:len(outs)]
+    return jax.tree_util.tree_unflatten(out_tree, out)
