@@ -1,0 +1,246 @@
+"""trident.jax.kernel_call: kernels inside jax.jit through libtrident's XLA
+handlers. On CPU JAX the host driver runs the host twins of the kernels; on a
+CUDA GPU the same tests run the Triton sm90 images of the same bundles."""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import textwrap
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+
+import trident
+import trident.jax as tj
+from conftest import BUILD, SRC, kernel, requires_gpu
+
+rng = np.random.default_rng(1234)
+
+
+def rand(n, dtype=np.float32):
+    return jnp.asarray(rng.uniform(-1.0, 1.0, n).astype(dtype))
+
+
+def sds(x):
+    return jax.ShapeDtypeStruct(x.shape, x.dtype)
+
+
+def test_python_mirrors_the_c_api():
+    devs = trident.devices()
+    assert any(d["uri"] == "host:0" for d in devs)
+    host = next(d for d in devs if d["uri"] == "host:0")
+    assert host["kind"] == "cpu" and host["memory_bytes"] > 0 and host["pci_bus_id"] is None
+    assert any(d["name"] == "host" and d["status"] == "loaded" for d in trident.drivers())
+    names = [o["name"] for o in trident.options("cuda")]
+    assert len(names) == 23 and names[0] == "num_warps" and "cluster_dims" not in names
+    assert "cluster_dims" in trident.option_names("cuda", "3.5.1")
+    assert trident.is_option("hip", "waves_per_eu") and not trident.is_option("hip", "BLOCK")
+    assert trident.check_option("cuda", "enable_fp_fusion", False) == "false"
+    with pytest.raises(trident.TridentError, match="power of two"):
+        trident.check_option("cuda", "num_warps", 3)
+
+
+def test_two_outputs():
+    n = 100_003
+    x, y = rand(n), rand(n)
+    f = jax.jit(lambda x, y: tj.kernel_call(kernel("sum_diff_kernel"), x, y, n, grid=(n + 255) // 256,
+                                            out_shape=(sds(x), sds(x))))
+    s, d = f(x, y)
+    np.testing.assert_array_equal(np.asarray(s), np.asarray(x) + np.asarray(y))
+    np.testing.assert_array_equal(np.asarray(d), np.asarray(x) - np.asarray(y))
+
+
+def test_alias_with_donation_makes_no_copy():
+    n = 5000
+    x, y = rand(n), rand(n)
+    out = jnp.full((n,), jnp.nan, jnp.float32)
+    ptr = out.unsafe_buffer_pointer()
+    f = jax.jit(lambda x, y, o: tj.kernel_call(kernel("add_kernel"), x, y, o, n, grid=(n + 1023) // 1024,
+                                               out_shape=sds(o), input_output_aliases={2: 0}), donate_argnums=2)
+    r = f(x, y, out)
+    assert r.unsafe_buffer_pointer() == ptr  # the kernel wrote into the donated buffer
+    np.testing.assert_array_equal(np.asarray(r), np.asarray(x) + np.asarray(y))
+
+
+def test_in_place_alias():
+    n = 10_000
+    x = rand(n)
+    f = jax.jit(lambda x: tj.kernel_call(kernel("scale_inplace_kernel"), x, n, 2.5, grid=(n + 511) // 512,
+                                         out_shape=sds(x), input_output_aliases={0: 0}))
+    np.testing.assert_array_equal(np.asarray(f(x)), np.asarray(x) * np.float32(2.5))
+
+
+def test_zeroed_outputs():
+    n = 70_001
+    x = jnp.asarray(rng.integers(-1000, 1000, n, dtype=np.int32))
+    shapes = (jax.ShapeDtypeStruct((1,), jnp.int64), jax.ShapeDtypeStruct((1,), jnp.int32))
+
+    def acc(x):
+        return tj.kernel_call(kernel("accumulate_kernel"), x, n, grid=(n + 127) // 128, out_shape=shapes,
+                              zeroed_outputs=(0, 1))
+
+    with jax.enable_x64(True):
+        for _ in range(3):  # fresh buffers each time: zeroing must happen every call
+            total, count = jax.jit(acc)(x)
+            assert int(total[0]) == int(np.asarray(x, dtype=np.int64).sum())
+            assert int(count[0]) == n
+
+
+def test_every_scalar_type():
+    vals = [-100, -30000, -2_000_000_000, -9_000_000_000_000, 4_000_000_000, 2**60, -1.5, 0.15625, 3.25, 1e300, True]
+    f64 = jax.ShapeDtypeStruct((11,), jnp.float64)
+    with jax.enable_x64(True):
+        # the output is the kernel's first parameter: it is passed as an input aliased to the output
+        out = jax.jit(lambda o: tj.kernel_call(kernel("scalars_kernel"), o, *vals, grid=1, out_shape=f64,
+                                               input_output_aliases={0: 0}))(jnp.full((11,), jnp.nan))
+        want = [-100, -30000, -2e9, -9e12, 4e9, float(2**60), -1.5, 0.15625, 3.25, 1e300, 1.0]
+        np.testing.assert_array_equal(np.asarray(out), np.array(want))
+        # numpy scalars, and values that round in fp16/bf16 round as numpy does
+        out = tj.kernel_call(kernel("scalars_kernel"), jnp.full((11,), jnp.nan), np.int8(7), np.int16(8), np.int32(9),
+                             np.int64(10), np.uint32(11), np.uint64(12), 0.1, 0.1, np.float32(0.1), np.float64(0.1),
+                             False, grid=1, out_shape=f64, input_output_aliases={0: 0})
+        got = np.asarray(out)
+        assert list(got[:6]) == [7, 8, 9, 10, 11, 12]
+        assert got[6] == float(np.float16(0.1)) and got[7] == float(jnp.bfloat16(0.1))
+        assert got[8] == float(np.float32(0.1)) and got[9] == 0.1 and got[10] == 0
+
+
+def test_hundreds_of_calls_in_one_jit():
+    n = 4096
+    x = rand(n)
+
+    def chain(x):
+        for _ in range(300):
+            x = tj.kernel_call(kernel("scale_inplace_kernel"), x, n, 1.0078125, grid=n // 512, out_shape=sds(x),
+                               input_output_aliases={0: 0})
+        return x
+
+    got = np.asarray(jax.jit(chain)(x))
+    want = np.asarray(x).copy()
+    for _ in range(300):
+        want = want * np.float32(1.0078125)
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_vmap_runs_sequentially():
+    n = 2048
+    xs, ys = rand((3, n)), rand((3, n))
+    f = jax.vmap(lambda x, y: tj.kernel_call(kernel("sum_diff_kernel"), x, y, n, grid=n // 256,
+                                             out_shape=(sds(x), sds(x)))[0])
+    np.testing.assert_array_equal(np.asarray(f(xs, ys)), np.asarray(xs) + np.asarray(ys))
+
+
+def test_errors_name_kernel_and_argument():
+    n = 64
+    x = rand(n)
+    k = kernel("sum_diff_kernel")
+    o = (sds(x), sds(x))
+    with pytest.raises(tj.KernelCallError, match=r"kernel 'sum_diff_kernel' argument 1 'y' \(\*fp32\): given an array of int32"):
+        tj.kernel_call(k, x, jnp.zeros(n, jnp.int32), n, grid=1, out_shape=o)
+    with pytest.raises(tj.KernelCallError, match="takes 5 arguments"):
+        tj.kernel_call(k, x, x, grid=1, out_shape=o)
+    with pytest.raises(tj.KernelCallError, match=r"argument 2 'n' \(i32\): 4294967296 is out of range"):
+        tj.kernel_call(k, x, x, 2**32, grid=1, out_shape=o)
+    with pytest.raises(tj.KernelCallError, match=r"argument 2 'n' \(i32\): a scalar parameter, given an array"):
+        tj.kernel_call(k, x, x, x, grid=1, out_shape=o)
+    with pytest.raises(tj.KernelCallError, match=r"output 1 is int32"):
+        tj.kernel_call(k, x, x, n, grid=1, out_shape=(sds(x), jax.ShapeDtypeStruct((n,), jnp.int32)))
+    with pytest.raises(tj.KernelCallError, match="cannot alias output 0"):
+        tj.kernel_call(kernel("add_kernel"), x, x, rand(n + 1), n, grid=1, out_shape=sds(x), input_output_aliases={2: 0})
+    with pytest.raises(tj.KernelCallError, match="aliased to an input"):
+        tj.kernel_call(kernel("add_kernel"), x, x, x, n, grid=1, out_shape=sds(x), input_output_aliases={2: 0},
+                       zeroed_outputs=(0,))
+    with pytest.raises(tj.KernelCallError, match="grid"):
+        tj.kernel_call(k, x, x, n, grid=(1, 2, 3, 4), out_shape=o)
+    with pytest.raises(trident.TridentError, match="not a trident bundle|not a kernel image"):
+        tj.kernel_call(b"garbage bytes", x, grid=1, out_shape=sds(x))
+
+
+def _raw_call(**attrs):
+    """The custom call with attributes made by hand: what the C handler says about bad ones."""
+    tj.register()
+    k = kernel("sum_diff_kernel")
+    x = jnp.ones(64, jnp.float32)
+    base = dict(kernel=k.bundle(), grid=np.array([1, 1, 1], np.int64), arg_kind=np.array([0, 0, 2, 1, 1], np.int32),
+                arg_index=np.array([0, 1, 0, 0, 1], np.int64), scalars=np.int32(64).tobytes(),
+                zero=np.array([], np.int64), scratch=np.array([-1, -1], np.int64), options="{}", version=np.int32(1))
+    base.update(attrs)
+    call = jax.ffi.ffi_call(tj.TARGET, (sds(x), sds(x)))
+    return jax.block_until_ready(call(x, x, **base))
+
+
+def test_handler_errors():
+    _raw_call()  # the hand-made call itself is fine
+    with pytest.raises(Exception, match="attribute version 2"):
+        _raw_call(version=np.int32(2))
+    with pytest.raises(Exception, match=r"kernel 'sum_diff_kernel' argument 1 'y'.*operand 5 does not exist"):
+        _raw_call(arg_index=np.array([0, 5, 0, 0, 1], np.int64))
+    with pytest.raises(Exception, match="the scalars attribute has 8 bytes"):
+        _raw_call(scalars=np.int64(64).tobytes())
+    with pytest.raises(Exception, match="argument 2 'n': it is a scalar, the call passes a buffer"):
+        _raw_call(arg_kind=np.array([0, 0, 0, 1, 1], np.int32))
+    with pytest.raises(Exception, match=r"takes 5 parameters .* the call describes 4"):
+        _raw_call(arg_kind=np.array([0, 0, 2, 1], np.int32), arg_index=np.array([0, 1, 0, 0], np.int64))
+    with pytest.raises(Exception, match="attribute 'grid' is missing|grid"):
+        _raw_call(grid=np.array([1, 1], np.int64))
+    with pytest.raises(Exception, match="option cuda.num_warps|power of two|'options'"):
+        _raw_call(options='{"cuda": {"num_warps": 3}, "host": {"num_warps": 3}}')
+
+
+def test_export_round_trip(tmp_path):
+    """The exported HLO is self-contained: another process runs it."""
+    n = 3000
+    x, y = rand(n), rand(n)
+    f = jax.jit(lambda x, y: tj.kernel_call(kernel("sum_diff_kernel"), x, y, n, grid=(n + 255) // 256,
+                                            out_shape=(sds(x), sds(x))))
+    # trident's call keeps its attributes versioned: it may be exported
+    exp = jax.export.export(f, disabled_checks=[jax.export.DisabledSafetyCheck.custom_call(tj.TARGET)])(x, y)
+    (tmp_path / "call.bin").write_bytes(exp.serialize())
+    np.save(tmp_path / "x.npy", np.asarray(x))
+    np.save(tmp_path / "y.npy", np.asarray(y))
+    script = textwrap.dedent(f"""
+        import jax, numpy as np
+        import trident.jax  # registers the handlers
+        trident.jax.register()
+        exp = jax.export.deserialize(open({str(tmp_path / 'call.bin')!r}, 'rb').read())
+        x, y = np.load({str(tmp_path / 'x.npy')!r}), np.load({str(tmp_path / 'y.npy')!r})
+        s, d = exp.call(x, y)
+        assert np.array_equal(np.asarray(s), x + y) and np.array_equal(np.asarray(d), x - y)
+        print("round trip ok")
+    """)
+    env = dict(os.environ, PYTHONPATH=str(SRC / "python"))
+    r = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert "round trip ok" in r.stdout
+
+
+@requires_gpu()
+def test_command_buffers_on_and_off():
+    """The same chain with XLA's command buffers (CUDA graphs) and without."""
+    script = textwrap.dedent("""
+        import jax, jax.numpy as jnp, numpy as np, sys
+        sys.path.insert(0, sys.argv[1])
+        import trident.jax as tj
+        from conftest import kernel
+        n = 1 << 16
+        x = jnp.asarray(np.random.default_rng(5).uniform(-1, 1, n).astype(np.float32))
+        def chain(x):
+            for _ in range(64):
+                x = tj.kernel_call(kernel("scale_inplace_kernel"), x, n, 1.0078125, grid=n // 512,
+                                   out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), input_output_aliases={0: 0})
+            return x
+        f = jax.jit(chain)
+        for _ in range(3):  # the first run captures, later runs replay the graph
+            got = np.asarray(f(x))
+        want = np.asarray(x) * np.float32(1.0078125) ** 64
+        np.testing.assert_allclose(got, want, rtol=1e-5)
+        print("ok")
+    """)
+    for flags in ("", "--xla_gpu_enable_command_buffer="):
+        env = dict(os.environ, PYTHONPATH=str(SRC / "python"), XLA_FLAGS=flags, XLA_PYTHON_CLIENT_PREALLOCATE="false")
+        r = subprocess.run([sys.executable, "-c", script, str(SRC / "python" / "tests")], env=env, capture_output=True,
+                           text=True, timeout=600)
+        assert r.returncode == 0 and "ok" in r.stdout, (flags, r.stderr[-3000:])

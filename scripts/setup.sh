@@ -1,0 +1,52 @@
+#!/usr/bin/env bash
+# setup.sh: installs what trident needs on Debian 12 (as root, or with sudo),
+# makes a Python virtual environment with JAX and Triton, and builds trident in
+# build/. Idempotent: a second run only rebuilds what changed.
+#
+#   scripts/setup.sh            # packages, venv, configure, make
+#   SETUP_NO_APT=1 ...          # skip apt-get (packages already there)
+set -euo pipefail
+ROOT=$(cd "$(dirname "$0")/.." && pwd)
+cd "$ROOT"
+
+APT_PACKAGES=(
+    build-essential autoconf automake libtool pkg-config            # the build
+    libinih-dev libjansson-dev libelf-dev                           # libtrident's dependencies
+    check valgrind abigail-tools clang libclang-rt-14-dev           # tests, ABI check, fuzzers
+    python3 python3-venv python3-dev                                # the Python package
+    libze1 libze-dev                                                # Level Zero loader (driver + tests)
+    libamdhip64-5 libamdhip64-dev                                   # HIP runtime (no-device test) and headers
+)
+
+if [ -z "${SETUP_NO_APT:-}" ]; then
+    missing=()
+    for p in "${APT_PACKAGES[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+    done
+    if [ ${#missing[@]} -gt 0 ]; then
+        SUDO=; [ "$(id -u)" -ne 0 ] && SUDO=sudo
+        echo "setup: installing ${missing[*]}"
+        $SUDO apt-get update -qq
+        DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+    fi
+fi
+
+# Python: JAX (CPU) gives the XLA FFI header and runs the Python suite; Triton
+# compiles kernels for sm90/gfx942 without a GPU. Pinned to what the tables mirror.
+PY_PACKAGES=(jax==0.10.2 jaxlib==0.10.2 triton==3.6.0 numpy pytest flatbuffers)
+if [ ! -x .venv/bin/python3 ]; then
+    python3 -m venv .venv
+fi
+if ! .venv/bin/python3 -c "import jax, triton, pytest, flatbuffers" 2>/dev/null; then
+    echo "setup: installing ${PY_PACKAGES[*]} into .venv"
+    .venv/bin/python3 -m pip install -q --upgrade pip >/dev/null
+    .venv/bin/python3 -m pip install -q "${PY_PACKAGES[@]}"
+fi
+
+[ -x configure ] || autoreconf -fi
+mkdir -p build
+cd build
+if [ ! -f Makefile ]; then
+    ../configure PYTHON="$ROOT/.venv/bin/python3" ${CONFIGURE_FLAGS:-}
+fi
+make -j"$(nproc)"
