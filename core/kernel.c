@@ -441,6 +441,9 @@ static trd_status_t load_for(trd_kernel_t *k, trd_device_t *dev, struct trd_load
     }
     l->dev = dev;
     l->target = t;
+    trd_log(TRD_LOG_INFO, "loaded %s on %s: %s for %s:%s, block %u, shared %u, registers %u, spills %u%s", label,
+            dev->uri, trd_format_name(t->format), t->meta.backend, t->meta.arch, l->info.block_size, l->info.shared,
+            l->info.registers, l->info.spills, l->info.from_cache ? " (JIT cache)" : "");
     *out = l;
     return TRD_OK;
 }

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "tools/cli.h"
 
@@ -72,7 +73,9 @@ int cmd_bundle(int argc, char **argv)
         for (int i = 0; i < ninputs; i++) {
             const char *in = argv[optind + i];
             size_t len = strlen(in);
-            int is_cache = (len > 5 && strcmp(in + len - 5, ".json") == 0) || !strchr(in, '.') || in[len - 1] == '/';
+            /* A cache entry is a directory or its metadata file; anything else is an image. */
+            struct stat st;
+            int is_cache = (len > 5 && strcmp(in + len - 5, ".json") == 0) || (stat(in, &st) == 0 && S_ISDIR(st.st_mode));
             if (is_cache != (pass == 0))
                 continue;
             char path[4096], arch[64] = "", meta_path[4096] = "";
