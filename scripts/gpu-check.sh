@@ -6,7 +6,7 @@
 # included), the demo, the CLI, the benchmark and the Python suite, writes the
 # logs to $OUT (or .device/out), and prints a summary table last.
 #
-#   scripts/gpu-check.sh [STEP...]     steps: tests demo cli bench python (default: all)
+#   scripts/gpu-check.sh [STEP...]     steps: tests demo cli bench python xla (default: all)
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${TRD_BUILD:-/work/main/.device/build}
@@ -21,7 +21,11 @@ export TRD_BUILDDIR=$BUILD TRD_SRCDIR=/work/main CK_DEFAULT_TIMEOUT=600
 export XDG_CONFIG_HOME=$BUILD/tests/home/config XDG_CACHE_HOME=$BUILD/tests/home/cache
 export XLA_PYTHON_CLIENT_PREALLOCATE=false PYTHONUNBUFFERED=1
 for v in $(env | sed -n 's/^\(TRIDENT_[A-Za-z0-9_]*\)=.*/\1/p'); do unset "$v"; done
-STEPS=${*:-tests demo cli bench python}
+# Python: the package from this checkout over the carried build; pure-Python extras (pytest, jax-triton
+# for the comparison) from .device/py when the machine lacks them.
+export TRIDENT_LIBRARY=$BUILD/core/.libs/libtrident.so.1
+export PYTHONPATH="$ROOT/python${PYTHONPATH:+:$PYTHONPATH}:$ROOT/.device/py"
+STEPS=${*:-tests demo cli bench python xla}
 LOGS_KEEP=$LOGS
 LOGS=$(mktemp -d)   # one log a step here; $LOGS_KEEP gets all.log and the benchmark's
 SUMMARY=()
@@ -67,8 +71,10 @@ for s in $STEPS; do
         [ -x "$BUILD/bench/bench_cuda" ] && step "bench_cuda" bench_cuda.log bash -c "cd '$BUILD' && ./bench/bench_cuda" ;;
     python)
         if [ -d "$ROOT/python/tests" ] && [ -f "$BUILD/core/.libs/libtrident.so.1" ]; then
-            step "python tests (CUDA)" python.log bash -c "cd '$ROOT/python' && TRIDENT_LIBRARY='$BUILD/core/.libs/libtrident.so.1' PYTHONPATH='$ROOT/python' python3 -m pytest -q -x tests"
+            step "python tests (CUDA)" python.log bash -c "cd '$ROOT/python' && python3 -m pytest -q -rs tests"
         fi ;;
+    xla)
+        step "bench_xla" bench_xla.log python3 "$ROOT/bench/bench_xla.py" ;;
     esac
 done
 
@@ -78,4 +84,6 @@ echo
 echo "| check | result | note |"
 echo "|---|---|---|"
 printf '%s\n' "${SUMMARY[@]}"
-[ -f "$LOGS/bench_cuda.log" ] && { echo; grep -E '^\||^bench' "$LOGS/bench_cuda.log"; }
+for f in bench_cuda.log bench_xla.log; do
+    [ -f "$LOGS/$f" ] && { echo; grep -E '^\||^bench' "$LOGS/$f"; }
+done
