@@ -94,6 +94,10 @@ class AutotuneError(RuntimeError):
     """No config could be benchmarked."""
 
 
+class CannotBenchmark(RuntimeError):
+    """The device the call runs on cannot run the candidates here (no device, no image for it)."""
+
+
 # --------------------------------------------------------------- configs
 
 def layers(kernel: Any) -> list[Any]:
@@ -344,7 +348,18 @@ def benchmark(name: str, candidates: Sequence[Candidate], target: Any, uri: str,
               concrete: bool) -> list[float]:
     """Milliseconds per launch of each candidate on trident device `uri`."""
     L = lib()
-    dev = _device(uri)
+    try:
+        dev = _device(uri)
+    except Exception as e:
+        raise CannotBenchmark(f"trident has no device {uri}: {e}") from None
+    runnable = []
+    for c in candidates:
+        ok = ctypes.c_int32()
+        check(L.trd_kernel_supports(c.kernels.get(target, c.kernel)._k, dev, ctypes.byref(ok)))
+        runnable.append(bool(ok.value))
+    if not any(runnable):
+        raise CannotBenchmark(f"no image of the kernel runs on {uri} (targets: "
+                              f"{', '.join(str(t) for t in candidates[0].kernels)})")
     stream = ctypes.c_void_p()
     check(L.trd_stream_create(dev, ctypes.byref(stream)))
     bufs = _Bufs(dev, stream)
