@@ -221,6 +221,13 @@ def test_disk_cache_serves_a_new_process(record, fresh_cache, monkeypatch):
     assert targets_of(record[1].kernel) == targets_of(record[0].kernel)
 
 
+def test_mixed_host_gets_every_architecture(record):
+    with jt.targets(SM90, "sm80"):
+        call_add(X, X)
+    assert targets_of(record[0].kernel) == [("cubin", "cuda", "sm80"), ("cubin", "cuda", "sm90"),
+                                            ("ptx", "cuda", "sm80"), ("ptx", "cuda", "sm90")]
+
+
 def test_cache_key_covers_options_and_target(fresh_cache, record):
     with jt.targets(SM90):
         call_add(X, X)

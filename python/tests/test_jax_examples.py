@@ -9,6 +9,10 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
+if jax.default_backend() == "cpu":
+    pytest.skip("the examples need a GPU: JAX's default backend is cpu (run on the GPU machine without "
+                "JAX_PLATFORMS=cpu)", allow_module_level=True)
+
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples"))
 
 

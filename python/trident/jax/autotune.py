@@ -181,7 +181,7 @@ class Candidate:
     zero: list[int]                       # results zeroed before the launch
     leaves: list[tuple]                   # per launch parameter: ("in", operand) ("out", result) ("scalar", v) ("null",)
     names: dict[str, Any] = field(default_factory=dict)   # parameter -> bound value, for hooks
-    inputs_replaced: dict[int, Any] = field(default_factory=dict)   # operand -> ("zero"|("fill", v))
+    load_options: dict[str, dict[str, Any]] = field(default_factory=dict)   # backend -> load-stage options
 
     @property
     def label(self) -> str:

@@ -13,6 +13,7 @@ that depend on it, such as num_ctas > 1 needing sm90, apply).
 from __future__ import annotations
 
 import ctypes
+import functools
 from typing import Any, Iterable, Mapping, Sequence
 
 from .. import _option_text, is_option, option_names, options as option_table
@@ -36,8 +37,18 @@ def backends_of(targets: Iterable[Target]) -> list[str]:
     return out
 
 
+@functools.lru_cache(maxsize=4096)
+def _is_option(table: str, name: str) -> bool:
+    return is_option(table, name, TRITON_VERSION)
+
+
+@functools.lru_cache(maxsize=16)
+def _stages(table: str) -> dict[str, str]:
+    return {o["name"]: o["stage"] for o in option_table(table, TRITON_VERSION)}
+
+
 def is_backend_option(name: str, backends: Sequence[str]) -> bool:
-    return any(is_option(b, name, TRITON_VERSION) for b in backends)
+    return any(_is_option(b, name) for b in backends)
 
 
 def check_names(kernel: str, params: Sequence[str], kwargs: Mapping[str, Any], backends: Sequence[str]) -> None:
@@ -57,7 +68,7 @@ def for_backend(backend: str, kwargs: Mapping[str, Any]) -> dict[str, Any]:
     table = _TABLE.get(backend)
     if table is None:
         return {}
-    return {k: v for k, v in kwargs.items() if v is not None and is_option(table, k, TRITON_VERSION)}
+    return {k: v for k, v in kwargs.items() if v is not None and _is_option(table, k)}
 
 
 def validate(kernel: str, t: Target, options: Mapping[str, Any]) -> None:
@@ -69,7 +80,7 @@ def validate(kernel: str, t: Target, options: Mapping[str, Any]) -> None:
     o = ctypes.c_void_p()
     check(L.trd_options_create(table.encode(), ctypes.byref(o)))
     try:
-        if t.name and is_option(table, "arch"):
+        if t.name and _is_option(table, "arch"):
             L.trd_options_set(o, b"arch", t.name.encode())
         for name, value in options.items():
             if name == "arch":
@@ -90,5 +101,5 @@ def load_stage(backend: str, options: Mapping[str, Any]) -> dict[str, Any]:
     table = _TABLE.get(backend)
     if table is None:
         return {}
-    stages = {o["name"]: o["stage"] for o in option_table(table, TRITON_VERSION)}
+    stages = _stages(table)
     return {k: _option_text(v) for k, v in options.items() if stages.get(k) == "load" and k != "extern_libs"}

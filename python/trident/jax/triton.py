@@ -370,8 +370,8 @@ def _call(args: tuple, kernel: Any, grid: Any, opts: dict[str, Any], kwargs: dic
     zeroed_spec = opts.get("zeroed_outputs")
     aliased_results = set(plan.aliases.values())
     candidates: list[_at.Candidate] = []
-    load_opts: dict[str, dict[str, Any]] = {}
     for var in variants:
+        load_opts: dict[str, dict[str, Any]] = {}
         meta = {**user_named, **ns, **var.kwargs}
         g = normalize_grid(grid(meta) if callable(grid) else grid)
         zspec = zeroed_spec(meta) if callable(zeroed_spec) else zeroed_spec
@@ -428,7 +428,7 @@ def _call(args: tuple, kernel: Any, grid: Any, opts: dict[str, Any], kwargs: dic
         zero = _co.zeroed(info, values, zspec, plan.ordinals, aliased_results)
         candidates.append(_at.Candidate(
             variant=var, kernels=per_target, kernel=bundle, grid=g, zero=zero,
-            leaves=[_leaf_kind(leaf.value) for leaf in leaves], names=dict(spec.bound)))
+            leaves=[_leaf_kind(leaf.value) for leaf in leaves], names=dict(spec.bound), load_options=load_opts))
 
     # ---- the autotuner's choice
     choice = 0
@@ -484,7 +484,7 @@ def _call(args: tuple, kernel: Any, grid: Any, opts: dict[str, Any], kwargs: dic
     results = list(plan.results)
     side_effect = bool(opts.get("has_side_effect")) or not results
     outs = kernel_call(c.kernel, *args_list, grid=c.grid, out_shape=results, input_output_aliases=aliases,
-                       zeroed_outputs=sorted(zero), options=load_opts or None, name=opts.get("name") or kname,
+                       zeroed_outputs=sorted(zero), options=c.load_options or None, name=opts.get("name") or kname,
                        out_params=[out_at[r] for r in unaliased], has_side_effect=side_effect)
     outs = list(outs)
     for ref, r in plan.ref_writes:
