@@ -254,8 +254,9 @@ def inc_inplace_kernel(x_in_out_ptr, n_elements, BLOCK_SIZE: tl.constexpr):
 @pytest.mark.parametrize("donate", [False, True])
 def test_aliasing(aliases, donate):
     x = randn((64,))
+    kw = {"out_shape": x} if isinstance(aliases, dict) else {}
     f = lambda x: jt.triton_call(x, x.size, kernel=inc_inplace_kernel, grid=(8,), BLOCK_SIZE=8,
-                                 input_output_aliases=aliases, **({"out_shape": x} if isinstance(aliases, dict) else {}))
+                                 input_output_aliases=aliases, **kw)
     if donate:
         f = jax.jit(f, donate_argnums=0)
         ptr = x.unsafe_buffer_pointer()

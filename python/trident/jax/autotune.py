@@ -39,13 +39,11 @@ from __future__ import annotations
 import copy
 import ctypes
 import hashlib
-import json
 import math
 import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable, Optional, Sequence
 
-import jax
 import numpy as np
 import triton
 
@@ -141,8 +139,9 @@ def prune(tuner: Any, named: dict[str, Any], kwargs: dict[str, Any]) -> list[tri
     """The configs left after jax-triton's pruning, early_config_prune and perf_model/top_k."""
     configs = [c for c in tuner.configs if all(c.kwargs.get(k, v) == v for k, v in kwargs.items())]
     if not configs:
+        given = ", ".join(f"{k}={v!r}" for k, v in kwargs.items() if k in _config_keys(tuner))
         raise AutotuneError(f"kernel '{tuner.base_fn.__name__}': every autotuner config contradicts a keyword of "
-                            f"the call ({', '.join(f'{k}={v!r}' for k, v in kwargs.items() if k in _config_keys(tuner))})")
+                            f"the call ({given})")
     if tuner.early_config_prune:
         configs = tuner.early_config_prune(configs, named, **kwargs)
         if not configs:
@@ -179,7 +178,7 @@ class Candidate:
     kernel: Kernel                        # every target, one bundle
     grid: tuple[int, int, int]
     zero: list[int]                       # results zeroed before the launch
-    leaves: list[tuple]                   # per launch parameter: ("in", operand) ("out", result) ("scalar", v) ("null",)
+    leaves: list[tuple]   # per launch parameter: ("in", operand), ("out", result), ("scalar", v), ("null",)
     names: dict[str, Any] = field(default_factory=dict)   # parameter -> bound value, for hooks
     load_options: dict[str, dict[str, Any]] = field(default_factory=dict)   # backend -> load-stage options
 

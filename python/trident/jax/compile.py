@@ -381,7 +381,6 @@ def launch_leaves(fn: Any, spec: Specialization, tensordesc_meta: Optional[Seque
             return
         if isinstance(sig, str) and sig.startswith("tensordesc"):
             m = _TD.match(sig)
-            ndim = m.group(2).count(",") + 1
             meta = next(descs) if have_meta else None
             shape, strides = list(val.shape), list(val.strides)
             if meta is None:
@@ -393,7 +392,6 @@ def launch_leaves(fn: Any, spec: Specialization, tensordesc_meta: Optional[Seque
                 out.append(Leaf(f"{name}_tma", "nvTmaDesc", (val, meta)))
             out.extend(Leaf(f"{name}_dim{i}", "i32", int(s)) for i, s in enumerate(shape))
             out.extend(Leaf(f"{name}_dstride{i}", "i64", int(s)) for i, s in enumerate(strides))
-            del ndim
             return
         typ = sig
         if typ.startswith("*k"):
@@ -457,7 +455,8 @@ def compile_key(fn: Any, t: Target, signature: dict, constexprs: dict, attrs: di
         "trident-jax-1", TRITON_VERSION, trident_version(), fn.cache_key, "gluon" if is_gluon(fn) else "triton",
         repr(_canonical(signature)), repr(sorted((k, _canonical(v)) for k, v in constexprs.items())),
         repr(sorted((k, _canonical(v)) for k, v in attrs.items())),
-        repr(sorted((k, _canonical(v)) for k, v in opts.items())), repr(_extern_libs_digest(options.get("extern_libs"))),
+        repr(sorted((k, _canonical(v)) for k, v in opts.items())),
+        repr(_extern_libs_digest(options.get("extern_libs"))),
         t.backend, repr(t.arch), str(t.warp_size), repr(env),
     ]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()

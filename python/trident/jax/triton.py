@@ -34,13 +34,13 @@ from __future__ import annotations
 import dataclasses
 import functools
 import warnings
-from typing import Any, Callable, Mapping, Optional, Sequence
+from typing import Any, Callable, Mapping, Optional
 
 import jax
 import jax.numpy as jnp
 import numpy as np
-import triton
 import triton.language as tl
+from triton import knobs as _knobs
 
 from . import autotune as _at
 from . import compile as _c
@@ -50,6 +50,11 @@ from ._call import KernelCallError, kernel_call, normalize_grid
 from .tensordesc import TensorDescriptor
 
 _UNSET: Any = object()
+
+try:  # jax.core.Tracer is public in the JAX releases this supports; keep working if it moves
+    _Tracer = jax.core.Tracer
+except AttributeError:  # pragma: no cover
+    from jax._src.core import Tracer as _Tracer
 
 # the explicit parameters of triton_call that @kernel(...) may preset
 _CALL_PARAMS = ("out_shape", "out_type", "out_names", "input_output_aliases", "zeroed_outputs", "num_warps",
@@ -110,7 +115,7 @@ def _is_ref(x: Any) -> bool:
     ref_type = getattr(jax, "Ref", None)
     if ref_type is not None and isinstance(x, ref_type):
         return True
-    if isinstance(x, jax.core.Tracer):
+    if isinstance(x, _Tracer):
         try:
             from jax._src.state.types import AbstractRef
         except ImportError:  # pragma: no cover
@@ -120,7 +125,7 @@ def _is_ref(x: Any) -> bool:
 
 
 def _is_array(x: Any) -> bool:
-    return isinstance(x, (jax.Array, np.ndarray, jax.core.Tracer))
+    return isinstance(x, (jax.Array, np.ndarray, _Tracer))
 
 
 class _Inputs:
@@ -140,7 +145,7 @@ class _Inputs:
         if isinstance(v, TensorDescriptor):
             return dataclasses.replace(v, base=self.convert(v.base, where + ".base"))
         if _is_array(v):
-            if isinstance(v, jax.core.Tracer) and not hasattr(v, "shape"):
+            if isinstance(v, _Tracer) and not hasattr(v, "shape"):
                 raise TypeError(f"kernel '{self.kernel}' argument {where}: a traced value without a shape")
             leaf = _co.In(v, len(self.leaves))
             self.leaves.append(leaf)
@@ -323,8 +328,7 @@ def _call(args: tuple, kernel: Any, grid: Any, opts: dict[str, Any], kwargs: dic
     for k, v in (("num_warps", 4), ("num_stages", 3), ("num_ctas", 1)):
         ns.setdefault(k, v)
     if "debug" not in ns:
-        from triton import knobs
-        if fn.debug or knobs.runtime.debug:
+        if fn.debug or _knobs.runtime.debug:
             ns["debug"] = True
 
     # ---- bind the arguments (the ones given) to parameters
@@ -389,9 +393,8 @@ def _call(args: tuple, kernel: Any, grid: Any, opts: dict[str, Any], kwargs: dic
         sig_text = None
         for t in gpu_targets:
             topts = _ro.for_backend(t.backend, option_ns)
-            from triton import knobs
-            if knobs.compilation.instrumentation_mode and "instrumentation_mode" not in topts:
-                topts["instrumentation_mode"] = knobs.compilation.instrumentation_mode
+            if _knobs.compilation.instrumentation_mode and "instrumentation_mode" not in topts:
+                topts["instrumentation_mode"] = _knobs.compilation.instrumentation_mode
             _ro.validate(kname, t, topts)
             spec = _c.specialize(fn, t, bind_values, {})
             compiled = _c.compile_for(fn, t, spec, topts)
@@ -495,7 +498,7 @@ def _call(args: tuple, kernel: Any, grid: Any, opts: dict[str, Any], kwargs: dic
 def _choose(fn: Any, kernel: Any, candidates: list[_at.Candidate], inputs: _Inputs, plan: _co.Plan, on_cpu: bool,
             gpu_targets: list, user_named: dict, ns: dict) -> int:
     arrays = [leaf.array for leaf in inputs.leaves]
-    concrete = all(not isinstance(a, jax.core.Tracer) for a in arrays)
+    concrete = all(not isinstance(a, _Tracer) for a in arrays)
     dev = None
     if concrete and arrays and isinstance(arrays[0], jax.Array):
         dev = next(iter(arrays[0].devices()))
