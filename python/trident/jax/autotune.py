@@ -152,7 +152,7 @@ def prune(tuner: Any, named: dict[str, Any], kwargs: dict[str, Any]) -> list[tri
         if isinstance(top_k, float) and top_k <= 1.0:
             top_k = int(len(configs) * top_k)
         if len(configs) > top_k > 0:
-            est = {c: tuner.perf_model(**named, **kwargs, **c.all_kwargs()) for c in configs}
+            est = {c: tuner.perf_model(**{**named, **kwargs, **c.all_kwargs()}) for c in configs}
             configs = sorted(configs, key=lambda c: est[c])[:top_k]
     return list(configs)
 

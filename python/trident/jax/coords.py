@@ -284,10 +284,12 @@ def plan(info: ParamInfo, given: dict[str, Any], out_shape: Any, out_names: Any,
             out_params = missing[:len(pure_idx)]
             for i in missing[len(pure_idx):]:
                 if not info.has_default[i]:
+                    hint = (" (an aliased output needs no parameter of its own since jax-triton 0.3.1: drop it "
+                            "from the kernel)") if spec else ""
                     raise CoordinateError(
                         f"kernel '{k}': parameter '{info.names[i]}' has no argument, no default and no output "
                         f"lands on it (out_shape has {len(pure_idx)} output(s) for the parameters without an "
-                        f"argument: {', '.join(info.names[j] for j in missing)})")
+                        f"argument: {', '.join(info.names[j] for j in missing)}){hint}")
         structs = [_struct(tops[t], f"kernel '{k}': out_shape[{t}]") for t in pure_idx]
     for p in out_params:
         if info.constexpr[p]:
