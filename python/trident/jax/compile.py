@@ -544,7 +544,18 @@ def host_kernel(fn: Any, signature: str) -> Kernel:
     return hit.kernel
 
 
+_combined: dict[tuple, tuple[list[Kernel], Kernel]] = {}
+
+
 def combine(kernels: Iterable[Kernel], signature: str, name: str) -> Kernel:
-    """One bundle of every target's image; the launch signatures must agree."""
+    """One bundle of every target's image (the same object for the same parts, so
+    that kernel_call's bundle bytes are made once)."""
     ks = list(kernels)
-    return Kernel.combine(ks, name=name, signature=signature) if len(ks) > 1 else ks[0]
+    if len(ks) == 1:
+        return ks[0]
+    key = (tuple(id(k) for k in ks), signature, name)
+    hit = _combined.get(key)
+    if hit is None or any(a is not b for a, b in zip(hit[0], ks)):
+        hit = (ks, Kernel.combine(ks, name=name, signature=signature))   # the parts stay alive with it
+        _combined[key] = hit
+    return hit[1]
