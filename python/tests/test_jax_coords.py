@@ -111,6 +111,9 @@ def test_coordinate_alias_into_a_tuple_argument():
     assert p.aliases == {1: 0} and p.results[0].dtype == jnp.int32
     p = co.plan(info("Ptrs", "v"), g, None, None, "Ptrs")     # the whole tuple: its arrays, flat
     assert p.aliases == {0: 0, 1: 1} and run(p) == (0, 1)
+    g = given(T=(arr(), (16, 16), (16, 1)))
+    p = co.plan(info("T"), g, None, None, "T")                 # one array in the tuple: returned alone
+    assert p.aliases == {0: 0} and run(p) == 0
 
 
 def test_pure_and_aliased_outputs_return_in_order():

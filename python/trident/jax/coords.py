@@ -354,7 +354,7 @@ def plan(info: ParamInfo, given: dict[str, Any], out_shape: Any, out_names: Any,
                 results.append(_shape_of(a.array))
                 aliases[a.operand] = len(results) - 1
                 rs.append(len(results) - 1)
-            return rs[0] if isinstance(v, In) else tuple(rs)
+            return rs[0] if len(rs) == 1 else tuple(rs)     # the fork unwraps a tuple holding one array
 
         def walk(s: Any) -> Any:
             if is_coordinate(s):
