@@ -365,3 +365,27 @@ def test_kernel_call_out_params_place_outputs(host_kernel):
     np.testing.assert_array_equal(out, x + y)
     with pytest.raises(jt.KernelCallError, match="out_params"):
         jt.kernel_call(k, x, y, x.size, grid=(3,), out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype), out_params=[7])
+
+
+def _add_checked():
+    # named add_kernel: bundled with GPU images, the twin's entry symbol is the kernel's name
+    @triton.jit
+    def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK: tl.constexpr):
+        tl.static_assert(BLOCK == 1024, "the host twin's block")
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        mask = offs < n_elements
+        tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)
+    return add_kernel
+
+
+add_checked = _add_checked()
+
+
+def test_autotune_skips_configs_that_do_not_compile(fresh_cache):
+    jt.host_twin(add_checked, host_kernel_path("add_kernel"))
+    tuned = triton.autotune([triton.Config({"BLOCK": 512}), triton.Config({"BLOCK": 1024}),
+                             triton.Config({"BLOCK": 1024}, num_warps=8)], key=["n_elements"])(add_checked)
+    x, y = rand(3000), rand(3000, seed=1)
+    with jt.targets("sm90", "host"), pytest.warns(RuntimeWarning, match="BLOCK: 512"):
+        out = jt.triton_call(x, y, kernel=tuned, out_shape=x, grid=(3,), n_elements=x.size)
+    np.testing.assert_array_equal(out, x + y)

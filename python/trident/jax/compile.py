@@ -203,7 +203,9 @@ _host_twins: dict[Any, tuple[str, Optional[str]]] = {}
 def host_twin(kernel: Any, path: "str | os.PathLike", name: Optional[str] = None) -> None:
     """Registers a native host implementation (a trident host kernel .so, see
     examples/host/) of a Triton kernel: on CPU, triton_call runs it. It takes
-    the same launch parameters as the Triton kernel (constexprs removed)."""
+    the same launch parameters as the Triton kernel (constexprs removed); its
+    entry symbol is `name`, else the kernel's name (which it must be when the
+    call also compiles GPU images: one bundle holds one kernel name)."""
     _host_twins[jit_function(kernel)] = (os.fspath(path), name)
 
 

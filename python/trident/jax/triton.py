@@ -365,6 +365,9 @@ def _call(args: tuple, kernel: Any, grid: Any, opts: dict[str, Any], kwargs: dic
         raise _c.CompileError(
             f"kernel '{kname}': JAX runs on CPU and the kernel has no host twin (trident.jax.host_twin); Triton "
             f"kernels run on GPUs. To compile for GPUs here, use trident.jax.targets('sm90', ...)")
+    if want_host and gpu_targets and (twin[1] or kname) != kname:
+        raise _c.CompileError(f"kernel '{kname}': its host twin's entry is '{twin[1]}'; bundled with GPU images it "
+                              f"must have the kernel's name")
     backends = _ro.backends_of(gpu_targets) or ["cuda", "hip"]
     layout_target = gpu_targets[0] if gpu_targets else _c.Target("cuda", 90, 32)
 
@@ -373,8 +376,8 @@ def _call(args: tuple, kernel: Any, grid: Any, opts: dict[str, Any], kwargs: dic
     variants = _at.variants(kernel, {**user_named, **{k: v for k, v in ns.items() if k in names}}, user_kw)
     zeroed_spec = opts.get("zeroed_outputs")
     aliased_results = set(plan.aliases.values())
-    candidates: list[_at.Candidate] = []
-    for var in variants:
+
+    def candidate(var: _at.Variant) -> _at.Candidate:
         load_opts: dict[str, dict[str, Any]] = {}
         meta = {**user_named, **ns, **var.kwargs}
         g = normalize_grid(grid(meta) if callable(grid) else grid)
@@ -429,9 +432,27 @@ def _call(args: tuple, kernel: Any, grid: Any, opts: dict[str, Any], kwargs: dic
             raise _c.CompileError(f"kernel '{kname}': nothing to compile for (no GPU target and no host twin)")
         bundle = _c.combine(per_target.values(), sig_text, kname)
         zero = _co.zeroed(info, values, zspec, plan.ordinals, aliased_results)
-        candidates.append(_at.Candidate(
+        return _at.Candidate(
             variant=var, kernels=per_target, kernel=bundle, grid=g, zero=zero,
-            leaves=[_leaf_kind(leaf.value) for leaf in leaves], names=dict(spec.bound), load_options=load_opts))
+            leaves=[_leaf_kind(leaf.value) for leaf in leaves], names=dict(spec.bound), load_options=load_opts)
+
+    candidates: list[_at.Candidate] = []
+    failures: list[str] = []
+    for var in variants:
+        if len(variants) == 1:
+            candidates.append(candidate(var))
+            continue
+        try:
+            candidates.append(candidate(var))
+        except (_c.CompileError, _ro.OptionError, NotImplementedError, TypeError):
+            raise
+        except Exception as e:   # Triton's autotuner skips a config that does not compile; so do we
+            failures.append(f"{var.config}: {type(e).__name__}: {e}")
+    if not candidates:
+        raise _at.AutotuneError(f"kernel '{kname}': no autotuner config compiles:\n" + "\n".join(failures))
+    if failures:
+        warnings.warn(f"trident.jax: kernel '{kname}': autotuner configs skipped (they do not compile):\n"
+                      + "\n".join(failures), RuntimeWarning, stacklevel=3)
 
     # ---- the autotuner's choice
     choice = 0
