@@ -31,7 +31,7 @@ def test_add(gpu, size, dtype):
 def test_softmax(gpu, shape):
     import softmax
     x = jax.random.normal(jax.random.key(2), shape, jnp.float32)
-    np.testing.assert_allclose(jax.jit(softmax.softmax)(x), jax.nn.softmax(x, axis=1), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(jax.jit(softmax.softmax)(x), jax.nn.softmax(x, axis=1), rtol=1e-4, atol=1e-6)
     softmax.main()
 
 
