@@ -294,6 +294,8 @@ def test_gluon_kernel_compiles(record):
 
 
 def test_autotune_configs_compile_once_each(record, fresh_cache, monkeypatch):
+    if jax.default_backend() != "cpu":
+        pytest.skip("checks the no-device fallback: on a GPU the configs are benchmarked (test_jax_gpu)")
     compiled = []
     real = triton.compile
     monkeypatch.setattr(triton, "compile", lambda src, **kw: compiled.append(kw["options"]["num_warps"])
@@ -314,7 +316,8 @@ def test_target_parsing():
     assert jt.target("host").backend == "host"
     with pytest.raises(jt.CompileError, match="expected sm"):
         jt.target("volta")
-    assert jt.device_targets() == []      # CPU JAX: nothing to compile for
+    if jax.default_backend() == "cpu":
+        assert jt.device_targets() == []      # CPU JAX: nothing to compile for
     with jt.targets("sm80", "gfx942"):
         assert [str(t) for t in jt.device_targets()] == ["sm80", "gfx942"]
 
