@@ -15,4 +15,4 @@ fi
 export TRIDENT_LIBRARY
 export PYTHONPATH="$TRD_SRCDIR/python${PYTHONPATH:+:$PYTHONPATH}"
 export JAX_PLATFORMS=${JAX_PLATFORMS:-cpu}
-cd "$TRD_SRCDIR/python" && exec "$PY" -m pytest -q -p no:cacheprovider tests
+cd "$TRD_SRCDIR/python" && exec "$PY" -m pytest -q -rs -p no:cacheprovider tests

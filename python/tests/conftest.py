@@ -1,27 +1,35 @@
-"""Shared fixtures: the build tree's host kernels and the Triton fixtures,
-combined into bundles that run on the host (CPU JAX) and on CUDA GPUs alike."""
+"""Shared fixtures of the Python suite: the build tree's host kernels and the Triton fixtures (combined into
+bundles that run on the host under CPU JAX and on CUDA GPUs alike), private Triton and trident caches, and the
+skip of GPU-only tests on CPU JAX."""
 from __future__ import annotations
 
 import os
+import tempfile
 from pathlib import Path
 
-import jax
-import pytest
+# Triton's and trident's disk caches in a private directory (unless the caller chose one), set before the
+# packages that read them are imported
+_tmp = tempfile.mkdtemp(prefix="trident-pytest-")
+os.environ.setdefault("TRITON_CACHE_DIR", os.path.join(_tmp, "triton"))
+os.environ.setdefault("TRIDENT_CACHE_DIR", os.path.join(_tmp, "trident"))
 
-import trident
+import jax  # noqa: E402
+import pytest  # noqa: E402
+
+import trident  # noqa: E402
 
 SRC = Path(os.environ.get("TRD_SRCDIR", Path(__file__).resolve().parents[2]))
 
 
-def _builddir() -> Path:
+def build_dir() -> Path:
+    """The build tree: TRD_BUILDDIR, else the one holding the libtrident in use (<build>/core/.libs/)."""
     env = os.environ.get("TRD_BUILDDIR")
     if env:
         return Path(env)
-    lib = Path(trident.library_path()).resolve()
-    return lib.parents[2]  # <build>/core/.libs/libtrident.so.1
+    return Path(trident.library_path()).resolve().parents[2]
 
 
-BUILD = _builddir()
+BUILD = build_dir()
 
 # name -> (host kernel .so, signature, CUDA Triton fixture variant): one kernel, two targets
 KERNELS = {
@@ -59,3 +67,34 @@ def platform() -> str:
 
 def requires_gpu():
     return pytest.mark.skipif(jax.default_backend() == "cpu", reason="needs a GPU (JAX's default backend is cpu)")
+
+
+@pytest.fixture
+def host_kernel():
+    def get(name: str) -> str:
+        p = host_kernel_path(name)
+        if not p.exists():
+            pytest.skip(f"host kernel {p} is not built (make in the build tree)")
+        return str(p)
+    return get
+
+
+def on_gpu() -> bool:
+    return jax.default_backend() != "cpu"
+
+
+@pytest.fixture
+def gpu():
+    """Skips the test with a visible reason where JAX has no GPU."""
+    if jax.default_backend() == "cpu":
+        pytest.skip("needs a GPU: JAX's default backend is cpu (run on the GPU machine without JAX_PLATFORMS=cpu)")
+
+
+@pytest.fixture
+def fresh_cache(tmp_path, monkeypatch):
+    """An empty trident disk cache and empty in-memory caches for the test."""
+    from trident.jax import autotune, compile as tc
+    monkeypatch.setenv("TRIDENT_CACHE_DIR", str(tmp_path / "trident"))
+    monkeypatch.setattr(tc, "_compiled", {})
+    monkeypatch.setattr(autotune, "_choices", {})
+    return tmp_path / "trident"

@@ -87,6 +87,25 @@ class BundleTarget(ctypes.Structure):
     ]
 
 
+class ArgValue(ctypes.Union):
+    _fields_ = [("i", ctypes.c_int64), ("u", ctypes.c_uint64), ("f", ctypes.c_double), ("ptr", ctypes.c_void_p),
+                ("buffer", ctypes.c_void_p), ("bits", ctypes.c_uint64)]
+
+
+class Arg(ctypes.Structure):
+    """trd_arg_t: one launch argument (kind 1 int, 2 uint, 3 float, 4 ptr, 5 buffer, 6 raw bits)."""
+    _fields_ = [("kind", ctypes.c_int32), ("reserved", ctypes.c_uint32), ("value", ArgValue)]
+
+
+class Launch(ctypes.Structure):
+    _fields_ = [
+        ("struct_size", ctypes.c_uint32), ("flags", ctypes.c_uint32), ("grid", ctypes.c_uint32 * 3),
+        ("num_args", ctypes.c_uint32), ("args", ctypes.POINTER(Arg)), ("stream", ctypes.c_void_p),
+        ("device", ctypes.c_void_p), ("native_stream", ctypes.c_void_p), ("global_scratch", ctypes.c_void_p),
+        ("profile_scratch", ctypes.c_void_p),
+    ]
+
+
 def sized(cls):
     """A struct instance with struct_size set."""
     s = cls()
@@ -127,6 +146,24 @@ _PROTOTYPES = [
     ("trd_bundle_write", c_status, [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(BundleTarget), ctypes.c_uint32,
                                     ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_uint64)]),
     ("trd_free", None, [ctypes.c_void_p]),
+    # streams, events, buffers and launches (trident.jax's autotuner benchmarks with them)
+    ("trd_stream_create", c_status, [ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p)]),
+    ("trd_stream_destroy", None, [ctypes.c_void_p]),
+    ("trd_stream_synchronize", c_status, [ctypes.c_void_p]),
+    ("trd_event_create", c_status, [ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p)]),
+    ("trd_event_destroy", None, [ctypes.c_void_p]),
+    ("trd_event_record", c_status, [ctypes.c_void_p, ctypes.c_void_p]),
+    ("trd_event_synchronize", c_status, [ctypes.c_void_p]),
+    ("trd_event_elapsed", c_status, [ctypes.c_void_p, ctypes.c_void_p, ctypes.POINTER(ctypes.c_double)]),
+    ("trd_buffer_alloc", c_status, [ctypes.c_void_p, ctypes.c_uint64, ctypes.POINTER(ctypes.c_void_p)]),
+    ("trd_buffer_free", None, [ctypes.c_void_p]),
+    ("trd_buffer_address", c_status, [ctypes.c_void_p, ctypes.POINTER(ctypes.c_void_p)]),
+    ("trd_buffer_write", c_status, [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_void_p]),
+    ("trd_buffer_read", c_status, [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_void_p]),
+    ("trd_buffer_fill", c_status, [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_uint8, ctypes.c_void_p]),
+    ("trd_buffer_copy", c_status, [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_void_p]),
+    ("trd_kernel_supports", c_status, [ctypes.c_void_p, ctypes.c_void_p, ctypes.POINTER(ctypes.c_int32)]),
+    ("trd_kernel_launch", c_status, [ctypes.c_void_p, ctypes.POINTER(Launch)]),
 ]
 
 _XLA_PROTOTYPES = [

@@ -1,11 +1,44 @@
-"""trident.jax: trident kernels inside jax.jit, through libtrident's XLA
+"""trident.jax: Triton kernels inside jax.jit, through libtrident's XLA
 custom-call handlers (C, typed FFI, command-buffer compatible).
 
-    import trident.jax as tj
-    out = tj.kernel_call(kernel, x, y, x.size, grid=(n // 1024,),
+jax-triton's API (upstream 0.4 and the ROCm fork's 0.5.1): change only the
+import.
+
+    import trident.jax as jt
+    out = jt.triton_call(x, y, x.size, kernel=add_kernel, out_shape=x,
+                         grid=(jt.cdiv(x.size, 1024),), BLOCK_SIZE=1024)
+
+    @jt.kernel(out_names="out_ptr")
+    @triton.jit
+    def add(x_ptr, y_ptr, out_ptr, n, BLOCK_SIZE: tl.constexpr): ...
+    out = add[(jt.cdiv(n, 1024),)](x, y, n=n, BLOCK_SIZE=1024, out_shape=x)
+
+The low-level call of an already compiled kernel (a trident bundle, a Triton
+cache entry or a raw image) stays available:
+
+    out = jt.kernel_call(kernel, x, y, x.size, grid=(n // 1024,),
                          out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype))
 """
+from . import utils  # noqa: F401
 from ._call import KernelCallError, kernel_call, normalize_grid, pack_scalar  # noqa: F401
-from ._ffi import register, TARGET  # noqa: F401
+from ._ffi import TARGET, register  # noqa: F401
+from .autotune import AutotuneError  # noqa: F401
+from .compile import (CompileError, Target, device_targets, get_compute_capability, host_twin,  # noqa: F401
+                      target, targets)
+from .coords import CoordinateError  # noqa: F401
+from .routing import OptionError  # noqa: F401
+from .tensordesc import TensorDescriptor  # noqa: F401
+from .triton import JTKernel, kernel, triton_call  # noqa: F401
+from .utils import cdiv, next_power_of_2, strides_from_shape  # noqa: F401
 
-__all__ = ["kernel_call", "KernelCallError", "register"]
+# jax-triton's name for the custom-call target (trident registers its own handler under it)
+CUSTOM_CALL_TARGET_NAME = TARGET
+__version_info__ = (0, 5, 1)      # the jax-triton API level this module provides
+__version__ = ".".join(str(v) for v in __version_info__)
+
+__all__ = [
+    "triton_call", "kernel", "JTKernel", "utils", "cdiv", "next_power_of_2", "strides_from_shape",
+    "TensorDescriptor", "get_compute_capability", "CUSTOM_CALL_TARGET_NAME", "__version__", "__version_info__",
+    "targets", "target", "Target", "device_targets", "host_twin",
+    "kernel_call", "KernelCallError", "CompileError", "CoordinateError", "OptionError", "AutotuneError", "register",
+]

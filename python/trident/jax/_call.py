@@ -143,7 +143,8 @@ def _bundle_of(kernel: Kernel) -> bytes:
 
 def kernel_call(kernel: Any, *args: Any, grid: Any, out_shape: Any, input_output_aliases: Optional[Mapping[int, int]] = None,
                 zeroed_outputs: Sequence[int] = (), options: Optional[Mapping[str, Mapping[str, Any]]] = None,
-                name: Optional[str] = None) -> Any:
+                name: Optional[str] = None, out_params: Optional[Sequence[int]] = None,
+                has_side_effect: bool = False) -> Any:
     """Calls a compiled kernel from JAX (inside or outside jax.jit).
 
     kernel: a trident.Kernel, bundle bytes, or a path (bundle or Triton cache entry); it may hold
@@ -152,12 +153,18 @@ def kernel_call(kernel: Any, *args: Any, grid: Any, out_shape: Any, input_output
         Python or NumPy scalars for scalar parameters (their values are compiled into the call),
         None for a NULL pointer. The remaining parameters receive the outputs that are not
         aliased to an input, in order.
+    out_params: where the unaliased outputs go instead, one launch-parameter index (constexpr
+        parameters removed) per unaliased output, in output order; args then fill the other
+        parameters in order. trident.jax.triton_call uses it for kernels whose scalar or
+        keyword-given parameters follow an output parameter.
     grid: programs along x, y, z (an int or a tuple of up to three).
     out_shape: an object with .shape and .dtype (jax.ShapeDtypeStruct) or a pytree of them.
     input_output_aliases: {argument index: output index}: the output is the input's buffer
         (donate the input under jit to avoid a copy).
     zeroed_outputs: output indices zeroed before the launch (not aliased ones).
     options: load-stage backend options per backend, e.g. {"cuda": {"maxnreg": 64}}.
+    name: unused by the handler; kept for the caller's own labels.
+    has_side_effect: keep the call even when no output is used (jax.ffi.ffi_call's flag).
     """
     _ffi.register()
     k = _as_kernel(kernel)
@@ -176,37 +183,50 @@ def kernel_call(kernel: Any, *args: Any, grid: Any, out_shape: Any, input_output
         raise KernelCallError(
             f"kernel '{k.name}' takes {len(params)} arguments ({k.signature}); the call gives {len(args)} "
             f"arguments and {len(unaliased)} outputs not aliased to an input")
-    kinds, index, scalars, operands, operand_of = [], [], b"", [], {}
-    for i, (a, p) in enumerate(zip(args, params)):
+    # which launch parameter each output lands on; the arguments fill the rest in order
+    if out_params is None:
+        out_at = {len(args) + j: o for j, o in enumerate(unaliased)}
+    else:
+        out_params = [int(i) for i in out_params]
+        if len(out_params) != len(unaliased) or len(set(out_params)) != len(out_params) or any(
+                not 0 <= i < len(params) for i in out_params):
+            raise KernelCallError(f"kernel '{k.name}': out_params {out_params} must name {len(unaliased)} distinct "
+                                  f"parameters among 0 .. {len(params) - 1}, one per unaliased output")
+        out_at = dict(zip(out_params, unaliased))
+    arg_at = [i for i in range(len(params)) if i not in out_at]
+    kinds, index, scalars, operands, operand_of = [0] * len(params), [0] * len(params), b"", [], {}
+    for a_i, (a, i) in enumerate(zip(args, arg_at)):
+        p = params[i]
         if a is None:
             if not p.is_pointer:
                 raise KernelCallError(f"{_label(k, i, p)}: None is only for pointer parameters")
-            kinds.append(3)
-            index.append(0)
+            kinds[i] = 3
         elif hasattr(a, "shape") and hasattr(a, "dtype") and not isinstance(a, np.generic) and (
                 not isinstance(a, np.ndarray) or p.is_pointer):
             if not p.is_pointer:
                 raise KernelCallError(f"{_label(k, i, p)}: a scalar parameter, given an array of shape {a.shape}")
             if not _compatible(p.type[1:], a.dtype):
                 raise KernelCallError(f"{_label(k, i, p)}: given an array of {np.dtype(a.dtype).name}")
-            operand_of[i] = len(operands)
-            kinds.append(0)
-            index.append(len(operands))
+            operand_of[a_i] = len(operands)
+            kinds[i] = 0
+            index[i] = len(operands)
             operands.append(a)
         else:
             if p.is_pointer:
                 raise KernelCallError(f"{_label(k, i, p)}: a pointer parameter takes an array or None, got {a!r}")
-            kinds.append(2)
-            index.append(0)
-            scalars += pack_scalar(k, i, p, a)
-    for p, o in zip(params[len(args):], unaliased):
-        i = len(kinds)
+            kinds[i] = 2
+    # the scalars attribute holds the scalar parameters' bytes in parameter order
+    for a, i in sorted(zip(args, arg_at), key=lambda t: t[1]):
+        if kinds[i] == 2:
+            scalars += pack_scalar(k, i, params[i], a)
+    for i, o in out_at.items():
+        p = params[i]
         if not p.is_pointer:
             raise KernelCallError(f"{_label(k, i, p)}: output {o} lands on a scalar parameter")
         if not _compatible(p.type[1:], outs[o].dtype):
             raise KernelCallError(f"{_label(k, i, p)}: output {o} is {np.dtype(outs[o].dtype).name}")
-        kinds.append(1)
-        index.append(o)
+        kinds[i] = 1
+        index[i] = o
     ffi_aliases = {}
     for a, o in aliases.items():
         if a not in operand_of:
@@ -233,7 +253,7 @@ def kernel_call(kernel: Any, *args: Any, grid: Any, out_shape: Any, input_output
             scratch[slot] = len(results)
             results.append(jax.ShapeDtypeStruct((need,), jnp.uint8))
     call = jax.ffi.ffi_call(_ffi.TARGET, results, input_output_aliases=ffi_aliases or None,
-                            vmap_method="sequential")
+                            vmap_method="sequential", has_side_effect=has_side_effect)
     opts = json.dumps({b: {n: v for n, v in d.items()} for b, d in (options or {}).items()}, sort_keys=True)
     out = call(*operands, kernel=_bundle_of(k), grid=np.array(g, dtype=np.int64),
                arg_kind=np.array(kinds, dtype=np.int32), arg_index=np.array(index, dtype=np.int64),

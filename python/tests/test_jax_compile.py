@@ -1,0 +1,329 @@
+"""What triton_call compiles and passes, without running it: kernels compiled
+for sm90 and gfx942 with the installed Triton (no GPU needed), Triton's
+specialization, arguments of every kind, option routing and validation, the
+disk cache. kernel_call is replaced by a recorder."""
+from collections import namedtuple
+from types import SimpleNamespace
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+import triton
+import triton.language as tl
+
+import trident.jax as jt
+from trident.jax import compile as jt_compile
+from trident.jax import triton as jt_triton
+
+SM90, GFX942 = "sm90", "gfx942"
+
+
+@pytest.fixture
+def record(monkeypatch):
+    calls = []
+
+    def fake(kernel, *args, grid, out_shape, **kw):
+        calls.append(SimpleNamespace(kernel=kernel, args=args, grid=grid, out_shape=out_shape, **kw))
+        return [jnp.zeros(s.shape, s.dtype) for s in out_shape]
+
+    monkeypatch.setattr(jt_triton, "kernel_call", fake)
+    return calls
+
+
+def targets_of(kernel):
+    return sorted((t.format, t.backend, t.arch) for t in kernel.targets)
+
+
+@triton.jit
+def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n_elements
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)
+
+
+def call_add(x, y, n=None, **kw):
+    return jt.triton_call(x, y, kernel=add_kernel, out_shape=x, grid=(4,), n_elements=x.size if n is None else n,
+                          BLOCK=kw.pop("BLOCK", 256), **kw)
+
+
+X = jnp.zeros((1024,), jnp.float32)
+
+
+def test_compiles_for_sm90_and_gfx942_into_one_bundle(record):
+    with jt.targets(SM90, GFX942):
+        call_add(X, X)
+    c = record[0]
+    assert targets_of(c.kernel) == [("cubin", "cuda", "sm90"), ("hsaco", "hip", "gfx942"), ("ptx", "cuda", "sm90")]
+    assert c.kernel.signature == "x_ptr:*fp32,y_ptr:*fp32,out_ptr:*fp32,n_elements:i32"
+    assert c.out_params == [2] and c.grid == (4, 1, 1) and [a.shape for a in c.args[:2]] == [(1024,), (1024,)]
+    assert c.args[2] == 1024
+    meta = {t.arch: t.metadata for t in c.kernel.targets}
+    assert meta["sm90"]["num_warps"] == 4 and meta["gfx942"]["num_warps"] == 4
+    assert meta["sm90"]["num_stages"] == 3   # jax-triton's default
+
+
+def test_traced_call_compiles_too(record):
+    with jt.targets(SM90):
+        jax.make_jaxpr(lambda x, y: call_add(x, y))(X, X)
+    assert record and targets_of(record[0].kernel)[0] == ("cubin", "cuda", "sm90")
+
+
+def test_specialization_is_tritons(record):
+    with jt.targets(SM90):
+        call_add(X, X, n=1)        # the value 1 becomes a constexpr: not a launch argument
+        call_add(X, X, n=2**40)    # i64
+    assert record[0].kernel.signature == "x_ptr:*fp32,y_ptr:*fp32,out_ptr:*fp32"
+    assert record[1].kernel.signature.endswith("n_elements:i64")
+
+
+def test_divisibility_and_do_not_specialize(monkeypatch, record, fresh_cache):
+    compiled = []
+    real = triton.compile
+    monkeypatch.setattr(triton, "compile", lambda src, **kw: compiled.append(dict(src.attrs)) or real(src, **kw))
+    with jt.targets(SM90):
+        call_add(X, X, n=1024)
+        call_add(X, X, n=1000)
+        call_add(X, X, n=2048)     # divisible by 16 like 1024: the same kernel
+    assert len(compiled) == 2
+    assert compiled[0][(3,)] == [["tt.divisibility", 16]] and compiled[1][(3,)] == []
+
+    @triton.jit(do_not_specialize=["n"])
+    def dns(x_ptr, out_ptr, n):
+        tl.store(out_ptr, tl.load(x_ptr) + n)
+
+    compiled.clear()
+    with jt.targets(SM90):
+        jt.triton_call(X, n=1, kernel=dns, out_shape=X, grid=1)
+        jt.triton_call(X, n=16, kernel=dns, out_shape=X, grid=1)
+    assert len(compiled) == 1 and record[-1].kernel.signature == "x_ptr:*fp32,out_ptr:*fp32,n:i32"
+
+
+def test_python_float_is_fp32_and_bool_is_u1(record):
+    @triton.jit
+    def scalars(x_ptr, out_ptr, a, flag):
+        tl.store(out_ptr, tl.load(x_ptr) * a + flag)
+
+    with jt.targets(SM90):
+        jt.triton_call(X, a=2.5, flag=True, kernel=scalars, out_shape=X, grid=1, out_names="out_ptr")
+        jt.triton_call(X, a=np.float32(2.5), flag=np.bool_(False), kernel=scalars, out_shape=X, grid=1)
+    assert record[0].kernel.signature == "x_ptr:*fp32,out_ptr:*fp32,a:fp32,flag:u1"
+    assert record[0].out_params == [1] and record[0].args[1:] == (2.5, True)
+    assert record[1].args[1:] == (2.5, False)
+
+
+Pair = namedtuple("Pair", ["ptr", "scale"])
+
+
+@triton.jit
+def tuple_kernel(Ptrs, p, nothing, out_ptr, fn: tl.constexpr, MODE: tl.constexpr, K: tl.constexpr = 3):
+    v = tl.load(Ptrs[0]) + tl.load(Ptrs[1][0]) * Ptrs[1][1]
+    v = v + tl.load(p.ptr) * p.scale
+    tl.static_assert(nothing is None)
+    if MODE == "double":
+        v = v * 2
+    tl.store(out_ptr, fn(v) + K)
+
+
+@triton.jit
+def negate(x):
+    return -x
+
+
+def test_tuples_namedtuples_none_strings_and_callables(record):
+    a, b, c = jnp.ones((4,)), jnp.ones((4,), jnp.float16), jnp.ones((4,))
+    with jt.targets(SM90, GFX942):
+        jt.triton_call((a, (b, 3.0)), Pair(c, 7), None, kernel=tuple_kernel, out_shape=a, grid=1, fn=negate,
+                       MODE="double")
+    sig = record[0].kernel.signature
+    assert sig == "Ptrs_0:*fp32,Ptrs_1_0:*fp16,Ptrs_1_1:fp32,p_0:*fp32,p_1:i32,out_ptr:*fp32"
+    assert record[0].out_params == [5]
+    assert [getattr(v, "dtype", v) for v in record[0].args] == [jnp.float32, jnp.float16, 3.0, jnp.float32, 7]
+
+
+def test_output_lands_before_a_keyword_scalar(record):
+    @triton.jit
+    def interleaved(in_ptr, out1_ptr, scale, out2_ptr):
+        x = tl.load(in_ptr)
+        tl.store(out1_ptr, x)
+        tl.store(out2_ptr, x * scale)
+
+    with jt.targets(SM90):
+        jt.triton_call(X, kernel=interleaved, out_shape=[X, X], out_names=(1, 3), scale=3.0, grid=1)
+    assert record[0].out_params == [1, 3] and record[0].args[1:] == (3.0,)
+
+
+def test_kernel_parameter_named_like_an_option_gets_both(record):
+    @triton.jit
+    def k(in_ptr, out_ptr, num_warps: tl.constexpr):
+        tl.store(out_ptr, tl.load(in_ptr) * num_warps)
+
+    with jt.targets(SM90):
+        jt.triton_call(X, kernel=k, out_shape=X, grid=1, num_warps=2)
+    assert record[0].kernel.targets[0].metadata["num_warps"] == 2
+
+
+def test_options_reach_the_compiler(record):
+    import os
+    libdevice = os.path.join(os.path.dirname(triton.__file__), "backends", "nvidia", "lib", "libdevice.10.bc")
+    with jt.targets(SM90, GFX942):
+        call_add(X, X, num_warps=8, num_stages=2, debug=True, waves_per_eu=2, maxnreg=128,
+                 extern_libs={"libdevice": libdevice})
+    meta = {t.arch: t.metadata for t in record[0].kernel.targets}
+    assert meta["sm90"]["num_warps"] == 8 and meta["sm90"]["debug"] and meta["sm90"]["maxnreg"] == 128
+    assert meta["gfx942"]["waves_per_eu"] == 2 and meta["gfx942"]["num_stages"] == 2
+    assert record[0].options["cuda"]["maxnreg"] == "128" and record[0].options["cuda"]["debug"] == "true"
+
+
+def test_backend_options_dict(record):
+    with jt.targets(SM90):
+        call_add(X, X, backend_options={"num_warps": 2})
+    assert record[0].kernel.targets[0].metadata["num_warps"] == 2
+    with pytest.raises(ValueError, match="backend_options"):
+        call_add(X, X, num_warps=4, backend_options={"num_warps": 2})
+
+
+@pytest.mark.parametrize("kw, target, match", [
+    (dict(num_warps=3), SM90, "num_warps=3.*power of two"),
+    (dict(maxnreg=1000), SM90, "maxnreg=1000.*16 .. 255"),
+    (dict(num_ctas=2), "sm80", "num_ctas=2.*compute capability 9.0"),
+    (dict(default_dot_input_precision="fast"), SM90, "tf32"),
+    (dict(waves_per_eu=2), SM90, "unknown keyword argument 'waves_per_eu'"),
+    (dict(kpack=2), "gfx950", "kpack=2.*gfx950"),
+])
+def test_option_errors(kw, target, match, record):
+    with jt.targets(target), pytest.raises(jt.OptionError, match=match) as e:
+        call_add(X, X, **kw)
+    assert "add_kernel" in str(e.value)
+
+
+def test_unknown_keyword_lists_parameters_and_options():
+    with jt.targets(SM90), pytest.raises(jt.OptionError) as e:
+        call_add(X, X, BLOK=3)
+    msg = str(e.value)
+    assert "'BLOK'" in msg and "x_ptr, y_ptr, out_ptr, n_elements, BLOCK" in msg and "maxnreg" in msg
+
+
+def test_num_ctas_cluster_on_sm90(record):
+    with jt.targets(SM90):
+        call_add(X, X, num_ctas=2)
+    assert record[0].kernel.targets[0].metadata["num_ctas"] == 2
+
+
+def test_disk_cache_serves_a_new_process(record, fresh_cache, monkeypatch):
+    with jt.targets(SM90, GFX942):
+        call_add(X, X)
+    assert len(list((fresh_cache / "triton").iterdir())) == 2
+    monkeypatch.setattr(jt_compile, "_compiled", {})
+    monkeypatch.setattr(triton, "compile", lambda *a, **k: pytest.fail("compiled again"))
+    with jt.targets(SM90, GFX942):
+        call_add(X, X)
+    assert targets_of(record[1].kernel) == targets_of(record[0].kernel)
+
+
+def test_mixed_host_gets_every_architecture(record):
+    with jt.targets(SM90, "sm80"):
+        call_add(X, X)
+    assert targets_of(record[0].kernel) == [("cubin", "cuda", "sm80"), ("cubin", "cuda", "sm90"),
+                                            ("ptx", "cuda", "sm80"), ("ptx", "cuda", "sm90")]
+
+
+def test_cache_key_covers_options_and_target(fresh_cache, record):
+    with jt.targets(SM90):
+        call_add(X, X)
+        call_add(X, X, num_warps=8)
+    with jt.targets("sm80"):
+        call_add(X, X)
+    assert len(list((fresh_cache / "triton").iterdir())) == 3
+
+
+def test_device_side_descriptor_gets_global_scratch(record):
+    @triton.jit
+    def scratch_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+        desc = tl.make_tensor_descriptor(x_ptr, shape=[n], strides=[1], block_shape=[BLOCK])
+        x = desc.load([tl.program_id(0) * BLOCK])
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        tl.store(out_ptr + offs, x * 2.0, mask=offs < n)
+
+    with jt.targets(SM90):
+        jt.triton_call(X, kernel=scratch_kernel, out_shape=X, grid=(4,), n=1024, BLOCK=256)
+    meta = record[0].kernel.targets[0].metadata
+    assert meta["global_scratch_size"] > 0
+
+
+@triton.jit
+def desc_kernel(desc, out_ptr, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    x = desc.load([pid * BLOCK, 0])
+    r = pid * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + r[:, None] * BLOCK + tl.arange(0, BLOCK)[None, :], x * 2)
+
+
+def test_host_descriptor_decomposed_where_not_tma(record):
+    a = jnp.zeros((64, 16), jnp.float32)
+    with jt.targets("sm80", GFX942):
+        jt.triton_call(jt.TensorDescriptor.from_array(a, [16, 16]), kernel=desc_kernel, out_shape=a, grid=(4,),
+                       BLOCK=16)
+    c = record[0]
+    assert c.kernel.signature.startswith("desc_base:*fp32,desc_shape0:i64,desc_shape1:i64,desc_stride0:i64,"
+                                         "desc_stride1:i64,desc_nan:i1,desc_dim0:i32,desc_dim1:i32,")
+    assert c.args[1:] == (64, 16, 16, 1, False, 64, 16, 16, 1)
+
+
+def test_host_descriptor_tma_needs_the_handler(record):
+    a = jnp.zeros((64, 16), jnp.float32)
+    with jt.targets(SM90), pytest.raises(NotImplementedError, match="desc_kernel.*TMA"):
+        jt.triton_call(jt.TensorDescriptor.from_array(a, [16, 16]), kernel=desc_kernel, out_shape=a, grid=(4,),
+                       BLOCK=16)
+
+
+def test_gluon_kernel_compiles(record):
+    gluon = pytest.importorskip("triton.experimental.gluon")
+    gl = gluon.language
+
+    @gluon.jit
+    def gl_copy(in_ptr, out_ptr, n, BLOCK: gl.constexpr):
+        layout: gl.constexpr = gl.BlockedLayout([1], [32], [4], [0])
+        offs = gl.program_id(0) * BLOCK + gl.arange(0, BLOCK, layout=layout)
+        m = offs < n
+        gl.store(out_ptr + offs, gl.load(in_ptr + offs, mask=m) * 2, mask=m)
+
+    with jt.targets(SM90):
+        jt.triton_call(X, kernel=gl_copy, out_shape=X, grid=(8,), n=1024, BLOCK=128)
+    assert targets_of(record[0].kernel)[0] == ("cubin", "cuda", "sm90")
+
+
+def test_autotune_configs_compile_once_each(record, fresh_cache, monkeypatch):
+    if jax.default_backend() != "cpu":
+        pytest.skip("checks the no-device fallback: on a GPU the configs are benchmarked (test_jax_gpu)")
+    compiled = []
+    real = triton.compile
+    monkeypatch.setattr(triton, "compile", lambda src, **kw: compiled.append(kw["options"]["num_warps"])
+                        or real(src, **kw))
+    tuned = triton.autotune([triton.Config({"BLOCK": 128}, num_warps=2), triton.Config({"BLOCK": 256}, num_warps=4)],
+                            key=["n_elements"])(add_kernel)
+    with jt.targets(SM90), pytest.warns(RuntimeWarning, match="cannot benchmark"):
+        # no sm90 device here: the first config is used, with a warning
+        jt.triton_call(X, X, kernel=tuned, out_shape=X, grid=lambda m: (jt.cdiv(1024, m["BLOCK"]),),
+                       n_elements=1024)
+    assert sorted(compiled) == [2, 4] and record[0].grid == (8, 1, 1)
+
+
+def test_target_parsing():
+    assert jt.target("sm90") == jt.Target("cuda", 90, 32) == jt.target("cuda:sm90") == jt.target(90)
+    assert jt.target("gfx942") == jt.Target("hip", "gfx942", 64)
+    assert jt.target("hip:gfx1100").warp_size == 32
+    assert jt.target("host").backend == "host"
+    with pytest.raises(jt.CompileError, match="expected sm"):
+        jt.target("volta")
+    if jax.default_backend() == "cpu":
+        assert jt.device_targets() == []      # CPU JAX: nothing to compile for
+    with jt.targets("sm80", "gfx942"):
+        assert [str(t) for t in jt.device_targets()] == ["sm80", "gfx942"]
+
+
+def test_utils():
+    assert jt.cdiv(10, 4) == 3 and jt.cdiv(8, 4) == 2
+    assert [jt.next_power_of_2(v) for v in (0, 1, 3, 64, 65)] == [1, 1, 4, 64, 128]
+    assert jt.strides_from_shape((2, 3, 4)) == (12, 4, 1)
+    assert jt.utils.cdiv is jt.cdiv

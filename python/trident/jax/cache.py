@@ -1,0 +1,74 @@
+"""The on-disk caches of trident.jax: compiled kernels (one trident bundle per
+kernel and target, named by the sha256 of its source, specialization,
+options, target and the Triton and trident versions) and autotuning choices
+(one small JSON per kernel, device and call shape).
+
+    $TRIDENT_CACHE_DIR, else $XDG_CACHE_HOME/trident, else ~/.cache/trident
+        triton/<key>.trdb
+        autotune/<key>.json
+
+Entries are written to a temporary file and renamed, so that concurrent
+processes never read a partial entry; a damaged entry is compiled again.
+TRIDENT_JAX_CACHE=0 turns both caches off.
+"""
+from __future__ import annotations
+
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any, Optional
+
+
+def cache_dir() -> Optional[Path]:
+    if os.environ.get("TRIDENT_JAX_CACHE", "1") in ("0", "false", "no", "off"):
+        return None
+    base = os.environ.get("TRIDENT_CACHE_DIR")
+    if base:
+        return Path(base)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    return (Path(xdg) if xdg else Path.home() / ".cache") / "trident"
+
+
+def _path(kind: str, key: str, ext: str) -> Optional[Path]:
+    d = cache_dir()
+    return None if d is None else d / kind / f"{key}{ext}"
+
+
+def _write(path: Path, data: bytes) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only or full cache only costs a recompilation
+
+
+def load_kernel(key: str) -> Optional[bytes]:
+    p = _path("triton", key, ".trdb")
+    try:
+        return p.read_bytes() if p is not None else None
+    except OSError:
+        return None
+
+
+def store_kernel(key: str, bundle: bytes) -> None:
+    p = _path("triton", key, ".trdb")
+    if p is not None:
+        _write(p, bundle)
+
+
+def load_choice(key: str) -> Optional[dict[str, Any]]:
+    p = _path("autotune", key, ".json")
+    try:
+        return json.loads(p.read_text()) if p is not None else None
+    except (OSError, ValueError):
+        return None
+
+
+def store_choice(key: str, entry: dict[str, Any]) -> None:
+    p = _path("autotune", key, ".json")
+    if p is not None:
+        _write(p, json.dumps(entry, sort_keys=True, indent=1).encode())

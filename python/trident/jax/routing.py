@@ -1,0 +1,105 @@
+"""One keyword namespace, as in Triton: a keyword of triton_call that names a
+kernel parameter goes to the kernel, one that names a field of the target
+backend's options class goes to the compiler, one that names both goes to
+both (a kernel may read its own num_warps); anything else is an error that
+names the kernel and lists what it could have been.
+
+What counts as a backend option is trident's option tables (options/*.c, one
+row per field of CUDAOptions, HIPOptions, XPUOptions, with the Triton
+releases that have it), asked through trident.is_option; values are checked
+by the same tables (trd_options_set with the target's arch set, so checks
+that depend on it, such as num_ctas > 1 needing sm90, apply).
+"""
+from __future__ import annotations
+
+import ctypes
+import functools
+from typing import Any, Iterable, Mapping, Sequence
+
+from .. import _option_text, is_option, option_names, options as option_table
+from .._lib import TridentError, check, lib
+from .compile import TRITON_VERSION, Target
+
+# the Triton backend of a target -> trident's option table
+_TABLE = {"cuda": "cuda", "hip": "hip", "xpu": "xpu"}
+
+
+class OptionError(ValueError):
+    """An unknown keyword or an invalid backend option value."""
+
+
+def backends_of(targets: Iterable[Target]) -> list[str]:
+    out = []
+    for t in targets:
+        b = _TABLE.get(t.backend)
+        if b and b not in out:
+            out.append(b)
+    return out
+
+
+@functools.lru_cache(maxsize=4096)
+def _is_option(table: str, name: str) -> bool:
+    return is_option(table, name, TRITON_VERSION)
+
+
+@functools.lru_cache(maxsize=16)
+def _stages(table: str) -> dict[str, str]:
+    return {o["name"]: o["stage"] for o in option_table(table, TRITON_VERSION)}
+
+
+def is_backend_option(name: str, backends: Sequence[str]) -> bool:
+    return any(_is_option(b, name) for b in backends)
+
+
+def check_names(kernel: str, params: Sequence[str], kwargs: Mapping[str, Any], backends: Sequence[str]) -> None:
+    """Every keyword must be a kernel parameter or an option of one of the backends."""
+    tables = backends or ["cuda", "hip"]
+    for name in kwargs:
+        if name in params or is_backend_option(name, tables):
+            continue
+        known = {b: option_names(b, TRITON_VERSION) for b in tables}
+        listed = "; ".join(f"{b}: {', '.join(n)}" for b, n in known.items())
+        raise OptionError(f"kernel '{kernel}': unknown keyword argument '{name}': it is neither a parameter of the "
+                          f"kernel ({', '.join(params)}) nor a backend option of Triton {TRITON_VERSION} ({listed})")
+
+
+def for_backend(backend: str, kwargs: Mapping[str, Any]) -> dict[str, Any]:
+    """The keywords that are options of this backend, None values dropped (Triton's parse_options does)."""
+    table = _TABLE.get(backend)
+    if table is None:
+        return {}
+    return {k: v for k, v in kwargs.items() if v is not None and _is_option(table, k)}
+
+
+def validate(kernel: str, t: Target, options: Mapping[str, Any]) -> None:
+    """Checks each option value with trident's table for t's backend, the target's arch set."""
+    table = _TABLE.get(t.backend)
+    if table is None or not options:
+        return
+    L = lib()
+    o = ctypes.c_void_p()
+    check(L.trd_options_create(table.encode(), ctypes.byref(o)))
+    try:
+        if t.name and _is_option(table, "arch"):
+            L.trd_options_set(o, b"arch", t.name.encode())
+        for name, value in options.items():
+            if name == "arch":
+                continue
+            st = L.trd_options_set(o, name.encode(), _option_text(value).encode())
+            if st != 0:
+                try:
+                    check(st)
+                except TridentError as e:
+                    raise OptionError(f"kernel '{kernel}': option {name}={value!r} for {t}: {e.message}") from None
+    finally:
+        L.trd_options_destroy(o)
+
+
+def load_stage(backend: str, options: Mapping[str, Any]) -> dict[str, Any]:
+    """The options a loader applies (trident's 'load' stage: maxnreg, ptx_options, debug, ...),
+    as the text the XLA handler's options attribute takes."""
+    table = _TABLE.get(backend)
+    if table is None:
+        return {}
+    stages = _stages(table)
+    return {k: _option_text(v) for k, v in options.items() if stages.get(k) == "load" and k != "extern_libs"}
