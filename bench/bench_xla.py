@@ -2,7 +2,8 @@
 """bench_xla: the cost of one kernel call inside jax.jit, on a GPU.
 
 A jitted chain of 256 calls of a tiny Triton add (one program of 1024
-elements, 4 warps) through trident.jax.kernel_call, through jax-triton
+elements, 4 warps) through trident.jax.kernel_call (the committed sm90
+fixture), through trident.jax.triton_call (compiled from source), through jax-triton
 (jaxlib's triton_kernel_call_ffi) when it is importable, and XLA's own add
 (kept unfused with optimization_barrier); per-call time = chain time / 256,
 median of many runs, with XLA's command buffers (CUDA graphs) on and off.
@@ -45,9 +46,14 @@ def child(which: str) -> dict:
             for _ in range(CHAIN):
                 x = tj.kernel_call(k, x, y, N, grid=1, out_shape=sds)
             return x
-    elif which == "jax-triton":
+    elif which in ("jax-triton", "trident.jax"):
+        # the same source and call through both packages: only the import differs
         sys.path.insert(0, str(SRC / "tests" / "fixtures"))
-        import jax_triton as jt
+        if which == "jax-triton":
+            import jax_triton as jt
+        else:
+            sys.path.insert(0, str(SRC / "python"))
+            import trident.jax as jt
         import kernels
 
         def chain(x, y, o):
@@ -83,14 +89,15 @@ def main():
         return
     rows = []
     for cb in ("on", "off"):
-        for which in ("trident", "jax-triton", "xla"):
+        for which in ("trident", "trident.jax", "jax-triton", "xla"):
             env = dict(os.environ, XLA_PYTHON_CLIENT_PREALLOCATE="false")
             if cb == "off":
                 env["XLA_FLAGS"] = (env.get("XLA_FLAGS", "") + " --xla_gpu_enable_command_buffer=").strip()
             r = subprocess.run([sys.executable, __file__, "--child", which], env=env, capture_output=True, text=True,
                                timeout=900)
             if r.returncode != 0:
-                rows.append((cb, which, None, r.stderr.strip().splitlines()[-1][:160] if r.stderr.strip() else "failed"))
+                errs = [ln for ln in r.stderr.splitlines() if "Error" in ln] or r.stderr.strip().splitlines() or ["failed"]
+                rows.append((cb, which, None, errs[-1][:200]))
                 continue
             rows.append((cb, which, json.loads(r.stdout.strip().splitlines()[-1]), None))
     print(f"bench_xla {time.strftime('%Y-%m-%d')}: jitted chain of {CHAIN} calls of a {N}-element add, "

@@ -43,7 +43,7 @@ step() { # name log command...
     local t0=$(date +%s.%N)
     "$@" > "$LOGS/$log" 2>&1
     local rc=$?
-    { echo "===== $name (rc=$rc)"; cat "$LOGS/$log"; } >> "$LOGS/all.log"
+    { echo "===== $name (rc=$rc)"; cat "$LOGS/$log"; } >> "$LOGS_KEEP/all.log"   # as it goes: a cut-off run keeps it
     local secs=$(awk -v a="$t0" -v b="$(date +%s.%N)" 'BEGIN { printf "%.0f", b - a }')
     local note=$(grep -E "Checks:|SKIP|verified|passed|failed|error" "$LOGS/$log" | tail -1 | cut -c1-110)
     record "$name" "$rc" "${secs}s ${note//|//}"
@@ -78,7 +78,6 @@ for s in $STEPS; do
     esac
 done
 
-cp "$LOGS/all.log" "$LOGS_KEEP/" 2>/dev/null
 for f in bench_cuda.log bench_xla.log gpu.txt; do [ -f "$LOGS/$f" ] && cp "$LOGS/$f" "$LOGS_KEEP/"; done
 echo
 echo "| check | result | note |"
