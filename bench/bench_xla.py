@@ -6,8 +6,9 @@ elements, 4 warps) through trident.jax.kernel_call (the committed sm90
 fixture), through trident.jax.triton_call (compiled from source), through jax-triton
 (jaxlib's triton_kernel_call_ffi) when it is importable, and XLA's own add
 (kept unfused with optimization_barrier); per-call time = chain time / 256,
-median of many runs, with XLA's command buffers (CUDA graphs) on and off.
-Each configuration runs in a fresh process (XLA_FLAGS is read at start-up).
+median of 50 runs, with XLA's command buffers (CUDA graphs) on and off.
+Each configuration runs in 3 fresh processes (XLA_FLAGS is read at start-up),
+the configurations interleaved; a row reports the median of its processes.
 
     python3 bench/bench_xla.py            # prints a markdown table
 """
@@ -22,6 +23,7 @@ from pathlib import Path
 
 CHAIN = 256
 RUNS = 50
+PROCESSES = 3
 N = 1024
 HERE = Path(__file__).resolve().parent
 SRC = HERE.parent
@@ -58,7 +60,7 @@ def child(which: str) -> dict:
 
         def chain(x, y, o):
             for _ in range(CHAIN):
-                x = jt.triton_call(x, y, N, kernel=kernels.add_out_kernel, out_type=sds, grid=(1,), BLOCK=1024,
+                x = jt.triton_call(x, y, N, kernel=kernels.add_out_kernel, out_shape=sds, grid=(1,), BLOCK=1024,
                                    num_warps=4)
             return x
     else:
@@ -87,9 +89,15 @@ def main():
     if len(sys.argv) > 2 and sys.argv[1] == "--child":
         print(json.dumps(child(sys.argv[2])))
         return
-    rows = []
-    for cb in ("on", "off"):
-        for which in ("trident", "trident.jax", "jax-triton", "xla"):
+    configs = [(cb, which) for cb in ("on", "off") for which in ("trident", "trident.jax", "jax-triton", "xla")]
+    results = {c: [] for c in configs}
+    errors = {}
+    # PROCESSES fresh processes per configuration, in rotated order, so that drift between processes (clocks,
+    # placement) spreads over every configuration alike
+    for rnd in range(PROCESSES):
+        for cb, which in configs[rnd % len(configs):] + configs[:rnd % len(configs)]:
+            if (cb, which) in errors:
+                continue
             env = dict(os.environ, XLA_PYTHON_CLIENT_PREALLOCATE="false")
             if cb == "off":
                 env["XLA_FLAGS"] = (env.get("XLA_FLAGS", "") + " --xla_gpu_enable_command_buffer=").strip()
@@ -97,24 +105,31 @@ def main():
                                timeout=900)
             if r.returncode != 0:
                 errs = [ln for ln in r.stderr.splitlines() if "Error" in ln] or r.stderr.strip().splitlines() or ["failed"]
-                rows.append((cb, which, None, errs[-1][:200]))
+                errors[(cb, which)] = errs[-1][:200]
                 continue
-            rows.append((cb, which, json.loads(r.stdout.strip().splitlines()[-1]), None))
-    print(f"bench_xla {time.strftime('%Y-%m-%d')}: jitted chain of {CHAIN} calls of a {N}-element add, "
-          f"median of {RUNS} runs")
-    dev = next((r[2]["device"] for r in rows if r[2]), "?")
+            results[(cb, which)].append(json.loads(r.stdout.strip().splitlines()[-1]))
+    print(f"bench_xla {time.strftime('%Y-%m-%d')}: jitted chain of {CHAIN} calls of a {N}-element add; per process the "
+          f"median of {RUNS} runs, {PROCESSES} processes per row")
+    dev = next((r[0]["device"] for r in results.values() if r), "?")
     print(f"device: {dev}\n")
-    print("| command buffers | path | per call (median) | min | vs jax-triton | max abs error |")
+    print("| command buffers | path | per call (median of processes) | process medians | vs jax-triton | max abs error |")
     print("|---|---|---|---|---|---|")
-    base = {cb: next((r[2]["median_us"] for r in rows if r[0] == cb and r[1] == "jax-triton" and r[2]), None)
-            for cb in ("on", "off")}
-    for cb, which, res, err in rows:
-        if res is None:
-            print(f"| {cb} | {which} | - | - | - | not run: {err} |")
+
+    def med(rs):
+        v = sorted(r["median_us"] for r in rs)
+        return v[len(v) // 2]
+
+    base = {cb: med(results[(cb, "jax-triton")]) if results[(cb, "jax-triton")] else None for cb in ("on", "off")}
+    for cb, which in configs:
+        rs = results[(cb, which)]
+        if not rs:
+            print(f"| {cb} | {which} | - | - | - | not run: {errors.get((cb, which), '?')} |")
             continue
-        ratio = f"{res['median_us'] / base[cb]:.2f}" if base[cb] else "-"
-        print(f"| {cb} | {which} | {res['median_us']:.2f} us | {res['min_us']:.2f} us | {ratio} | "
-              f"{res['max_abs_err']:.2e} |")
+        m = med(rs)
+        ratio = f"{m / base[cb]:.2f}" if base[cb] else "-"
+        spread = " ".join(f"{r['median_us']:.2f}" for r in rs)
+        err = max(r["max_abs_err"] for r in rs)
+        print(f"| {cb} | {which} | {m:.2f} us | {spread} | {ratio} | {err:.2e} |")
 
 
 if __name__ == "__main__":

@@ -1,9 +1,9 @@
 /*
  * xla.h: XLA custom-call handlers exported by libtrident (typed FFI).
  *
- * Register them from Python with jax.ffi (python/trident/ffi.py does):
+ * Register them from Python with jax.ffi (python/trident/jax/_ffi.py does):
  *
- *   jax.ffi.register_ffi_type("trident.call", {"type_id": capsule(trd_xla_type_id()),
+ *   jax.ffi.register_ffi_type("trident.call", {"type_id": capsule(trd_xla_<platform>_type_id()),
  *                                             "type_info": capsule(trd_xla_type_info())}, platform)
  *   jax.ffi.register_ffi_target("trident_kernel_call",
  *       {"instantiate": capsule(trd_xla_<platform>_instantiate),
@@ -36,9 +36,13 @@ extern "C" {
 #define TRD_XLA_CALL_VERSION 1
 #define TRD_XLA_TARGET "trident_kernel_call"
 
-/* The state type the handlers keep between INSTANTIATE and EXECUTE. */
-TRD_API void *trd_xla_type_id(void);   /* XLA_FFI_TypeId * */
-TRD_API void *trd_xla_type_info(void); /* XLA_FFI_TypeInfo * */
+/* The state type the handlers keep between INSTANTIATE and EXECUTE: an XLA_FFI_TypeId * per platform (each
+ * XLA FFI instance, jaxlib's CPU client and each GPU plugin, numbers types in its own registry) and one
+ * XLA_FFI_TypeInfo *. */
+TRD_API void *trd_xla_cuda_type_id(void);
+TRD_API void *trd_xla_rocm_type_id(void);
+TRD_API void *trd_xla_cpu_type_id(void);
+TRD_API void *trd_xla_type_info(void);
 
 TRD_API void *trd_xla_cuda_instantiate(void *call_frame);
 TRD_API void *trd_xla_cuda_execute(void *call_frame);

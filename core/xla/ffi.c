@@ -18,7 +18,7 @@
 
 #include "core/xla/ffi.h"
 
-enum { PLATFORM_CUDA, PLATFORM_ROCM, PLATFORM_CPU };
+enum { PLATFORM_CUDA, PLATFORM_ROCM, PLATFORM_CPU, PLATFORM_COUNT };
 
 #define MAX_PARAMS 512
 #define STREAM_CACHE 8
@@ -120,12 +120,25 @@ static void call_delete(void *p)
     free(c);
 }
 
-static XLA_FFI_TypeId state_id = {0};
+/* One type id per platform: each XLA FFI instance (jaxlib's CPU client, each GPU plugin) keeps its own type
+ * registry and numbers types from its own counter, so an id one registry assigned may name another type in the
+ * next (a state deleted by the wrong deleter). Each platform's registry assigns its own. */
+static XLA_FFI_TypeId state_id[PLATFORM_COUNT];
 static XLA_FFI_TypeInfo state_info = {XLA_FFI_TypeInfo_STRUCT_SIZE, NULL, call_delete};
 
-TRD_API void *trd_xla_type_id(void)
+TRD_API void *trd_xla_cuda_type_id(void)
 {
-    return &state_id;
+    return &state_id[PLATFORM_CUDA];
+}
+
+TRD_API void *trd_xla_rocm_type_id(void)
+{
+    return &state_id[PLATFORM_ROCM];
+}
+
+TRD_API void *trd_xla_cpu_type_id(void)
+{
+    return &state_id[PLATFORM_CPU];
 }
 
 TRD_API void *trd_xla_type_info(void)
@@ -169,7 +182,12 @@ static XLA_FFI_Error_Code errc_of(trd_status_t st)
 
 /* ------------------------------------------------------------ metadata */
 
-static int metadata_query(XLA_FFI_CallFrame *f, int constructs_state, XLA_FFI_Error **out)
+static const char *platform_name(int platform)
+{
+    return platform == PLATFORM_CUDA ? "cuda" : platform == PLATFORM_ROCM ? "rocm" : "cpu";
+}
+
+static int metadata_query(XLA_FFI_CallFrame *f, int platform, int constructs_state, XLA_FFI_Error **out)
 {
     XLA_FFI_Extension_Base *e = f->extension_start;
     while (e && e->type != XLA_FFI_Extension_Metadata)
@@ -181,11 +199,12 @@ static int metadata_query(XLA_FFI_CallFrame *f, int constructs_state, XLA_FFI_Er
     m->traits = XLA_FFI_HANDLER_TRAITS_COMMAND_BUFFER_COMPATIBLE;
     *out = NULL;
     if (m->struct_size >= offsetof(XLA_FFI_Metadata, state_type_id) + sizeof(XLA_FFI_TypeId)) {
-        if (constructs_state && state_id.type_id == 0)
+        if (constructs_state && state_id[platform].type_id == 0)
             *out = error(f->api, XLA_FFI_Error_Code_FAILED_PRECONDITION,
-                         "trident: register the state type (trd_xla_type_id) with jax.ffi.register_ffi_type before "
-                         "the handlers");
-        m->state_type_id = constructs_state ? state_id : (XLA_FFI_TypeId){0};
+                         "trident: register the state type (trd_xla_%s_type_id) with jax.ffi.register_ffi_type before "
+                         "the handlers",
+                         platform_name(platform));
+        m->state_type_id = constructs_state ? state_id[platform] : (XLA_FFI_TypeId){0};
     }
     return 1;
 }
@@ -309,7 +328,7 @@ static trd_status_t get_kernel(trd_runtime_t *rt, const char *bundle, size_t len
 static XLA_FFI_Error *instantiate(XLA_FFI_CallFrame *f, int platform)
 {
     XLA_FFI_Error *q;
-    if (metadata_query(f, 1, &q))
+    if (metadata_query(f, platform, 1, &q))
         return q;
     const XLA_FFI_Api *api = f->api;
     struct xla_attrs a = {.attrs = &f->attrs};
@@ -422,7 +441,7 @@ static XLA_FFI_Error *instantiate(XLA_FFI_CallFrame *f, int platform)
         return error(api, XLA_FFI_Error_Code_RESOURCE_EXHAUSTED, "trident: out of memory");
     }
     XLA_FFI_State_Set_Args sa = {XLA_FFI_State_Set_Args_STRUCT_SIZE, NULL, f->ctx, XLA_FFI_ExecutionStage_INSTANTIATE,
-                                 &state_id, c};
+                                 &state_id[platform], c};
     XLA_FFI_Error *e = api->XLA_FFI_State_Set(&sa);
     if (e)
         call_delete(c);
@@ -606,11 +625,11 @@ static void *wrapped_stream(struct slot *s, void *native)
 static XLA_FFI_Error *execute(XLA_FFI_CallFrame *f, int platform)
 {
     XLA_FFI_Error *q;
-    if (metadata_query(f, 0, &q))
+    if (metadata_query(f, platform, 0, &q))
         return q;
     const XLA_FFI_Api *api = f->api;
     XLA_FFI_State_Get_Args ga = {XLA_FFI_State_Get_Args_STRUCT_SIZE, NULL, f->ctx, XLA_FFI_ExecutionStage_INSTANTIATE,
-                                 &state_id, NULL};
+                                 &state_id[platform], NULL};
     XLA_FFI_Error *e = api->XLA_FFI_State_Get(&ga);
     if (e)
         return e;

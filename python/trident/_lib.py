@@ -167,7 +167,9 @@ _PROTOTYPES = [
 ]
 
 _XLA_PROTOTYPES = [
-    ("trd_xla_type_id", ctypes.c_void_p, []),
+    ("trd_xla_cuda_type_id", ctypes.c_void_p, []),
+    ("trd_xla_rocm_type_id", ctypes.c_void_p, []),
+    ("trd_xla_cpu_type_id", ctypes.c_void_p, []),
     ("trd_xla_type_info", ctypes.c_void_p, []),
     ("trd_xla_available", ctypes.c_int32, []),
 ]

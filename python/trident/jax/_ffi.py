@@ -33,7 +33,9 @@ def register() -> list[str]:
             if platform in _registered:
                 continue
             try:
-                jax.ffi.register_ffi_type(STATE_TYPE, {"type_id": _capsule(L.trd_xla_type_id()),
+                # each platform's own type id: its registry numbers it (abi/trident/xla.h)
+                type_id = getattr(L, f"trd_xla_{prefix}_type_id")()
+                jax.ffi.register_ffi_type(STATE_TYPE, {"type_id": _capsule(type_id),
                                                        "type_info": _capsule(L.trd_xla_type_info())},
                                           platform=platform)
                 inst = getattr(L, f"trd_xla_{prefix}_instantiate")
