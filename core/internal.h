@@ -154,6 +154,11 @@ struct trd_driver {
     trd_runtime_t *rt;
 };
 
+/* An optional driver op, added to trd_driver_ops_t after version 1: NULL when the driver's table is older
+ * (shorter) than the field or leaves it NULL. */
+#define TRD_OPS_OPTIONAL(ops, field)                                                                             \
+    ((ops)->struct_size >= offsetof(trd_driver_ops_t, field) + sizeof((ops)->field) ? (ops)->field : NULL)
+
 struct trd_device {
     trd_runtime_t *rt;
     struct trd_driver *drv;
