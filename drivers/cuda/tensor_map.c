@@ -168,11 +168,16 @@ trd_status_t cuda_tensor_map_encode(void *device, const trd_tensor_map_desc_t *d
         if (k + 1 < rank)
             strides[k] = d->strides[rank - 2 - k] * d->elem_size;
     }
+    /* host work, but CUDA documents CUDA_ERROR_INVALID_CONTEXT: the device's context, current already under XLA */
+    struct cuda_ctx_scope sc;
+    if ((st = cuda_ctx_enter(dev, &sc)) != TRD_OK)
+        return st;
     CUtensorMap map; /* 64-byte aligned as CUDA needs; copied out on success only */
     CUresult r = dev->api->cuTensorMapEncodeTiled(
         &map, (CUtensorMapDataType)d->elem_type, rank, d->base, dims, strides, box, estrides,
         CU_TENSOR_MAP_INTERLEAVE_NONE, (CUtensorMapSwizzle)d->swizzle, (CUtensorMapL2promotion)d->l2_promotion,
         d->oob_fill ? CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA : CU_TENSOR_MAP_FLOAT_OOB_FILL_NONE);
+    cuda_ctx_leave(dev, &sc);
     if (r != CUDA_SUCCESS) {
         char what[768];
         return cuda_error(dev->api, r, "cuTensorMapEncodeTiled of %s at %p, swizzle %d, on cuda:%d",
