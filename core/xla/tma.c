@@ -33,8 +33,9 @@ static trd_status_t bad(const struct xla_tma *t, const char *fmt, ...)
 }
 
 trd_status_t xla_tma_decode(const int64_t *r, const char *kernel, uint32_t param, const char *pname, int64_t index,
-                            struct xla_tma *t)
+                            struct xla_tma *out)
 {
+    struct xla_tma tmp, *t = &tmp; /* *out is written on success only */
     memset(t, 0, sizeof *t);
     snprintf(t->label, sizeof t->label, "kernel '%s' argument %u%s%s%s", kernel, param, pname ? " '" : "",
              pname ? pname : "", pname ? "'" : "");
@@ -115,7 +116,8 @@ trd_status_t xla_tma_decode(const int64_t *r, const char *kernel, uint32_t param
     /* fp4 values packed two to a byte: the map counts values, the array's shape bytes */
     if (fp4)
         d->shape[inner] *= 2;
-    d->label = t->label;
+    *out = tmp;
+    out->desc.label = out->label;
     return TRD_OK;
 }
 
