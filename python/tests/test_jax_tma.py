@@ -203,6 +203,15 @@ def test_kernel_call_checks_descriptors(ffi):
         jt.kernel_call(fixture_kernel("add_kernel"), good, good, good, 4, grid=1, out_shape=[])
 
 
+def test_rows_of_less_than_16_bytes_fail_at_trace_time(ffi):
+    x = jnp.zeros((64, 64), jnp.float16)
+    with jt.targets(SM90), pytest.raises(jt.KernelCallError, match="argument 0 'in_desc_tma' .*rows are 8 bytes; "
+                                                                  "TMA moves rows of a multiple of 16 bytes \\(a "
+                                                                  "last block dimension of at least 8 for float16"):
+        jt.triton_call(jt.TensorDescriptor.from_array(x, [16, 4]), jt.TensorDescriptor.from_array(x, [16, 4]),
+                       kernel=copy2d, out_shape=x, input_output_aliases={1: 0}, grid=(1, 1), BM=16, BN=4)
+
+
 def test_nan_padding_needs_a_float_array(ffi):
     k = compiled_copy(jnp.uint8, (64, 256), [8, 128])
     x = jnp.zeros((64, 256), jnp.uint8)

@@ -172,6 +172,11 @@ def tma_record(label: str, desc: TensorDescriptor, meta: dict) -> list[int]:
                               f"{np.dtype(base.dtype).name}")
     if fp4 and elem_type != _CU_16U4_ALIGN16B:
         raise KernelCallError(f"{where}: the metadata marks it fp4-padded with element type {elem_type}")
+    row = block[-1] * (1 if fp4 else elem_size)
+    if not fp4 and row % 16:
+        raise KernelCallError(f"{where}: the kernel moves blocks whose rows are {row} bytes; TMA moves rows of a "
+                              f"multiple of 16 bytes (a last block dimension of at least {16 // elem_size} for "
+                              f"{np.dtype(base.dtype).name})")
 
     def five(v: list[int]) -> list[int]:
         return v + [0] * (TMA_MAX_RANK - len(v))
