@@ -29,9 +29,18 @@ ABI_ASSERT(offsetof(trd_load_info_t, from_cache) == 28);
 ABI_ASSERT(offsetof(trd_driver_ops_t, init) == 32);
 ABI_ASSERT(offsetof(trd_driver_ops_t, event_elapsed) == 208);
 ABI_ASSERT(offsetof(trd_driver_module_desc_t, metadata) == 128);
+ABI_ASSERT(offsetof(trd_driver_ops_t, tensor_map_encode) == 216);
+ABI_ASSERT(offsetof(trd_tensor_map_desc_t, base) == 16);
+ABI_ASSERT(offsetof(trd_tensor_map_desc_t, shape) == 24);
+ABI_ASSERT(offsetof(trd_tensor_map_desc_t, strides) == 64);
+ABI_ASSERT(offsetof(trd_tensor_map_desc_t, box) == 104);
+ABI_ASSERT(offsetof(trd_tensor_map_desc_t, swizzle) == 124);
+ABI_ASSERT(offsetof(trd_tensor_map_desc_t, label) == 144);
+ABI_ASSERT(sizeof(trd_tensor_map_desc_t) == 152);
 ABI_ASSERT(sizeof(trd_host_program_t) == 48);
 #endif
 ABI_ASSERT(sizeof(trd_status_t) == 4);
 ABI_ASSERT(TRD_ERR_INTERNAL == 14);
 ABI_ASSERT(TRD_FORMAT_HOST_SO == 7);
 ABI_ASSERT(TRD_DRIVER_ABI_VERSION == 1);
+ABI_ASSERT(TRD_TENSOR_MAP_BYTES == 128 && TRD_TENSOR_MAP_MAX_RANK == 5);

@@ -133,8 +133,9 @@ void trd_kernel_src_free(struct trd_kernel_src *src);
 trd_status_t trd_bundle_read(const void *data, size_t size, const char *what,
                              struct trd_kernel_src *out);
 int trd_bundle_is(const void *data, size_t size);
-/* path: <name>.json, or a directory with one kernel (or `name` picks one). */
-trd_status_t trd_triton_cache_read(const char *path, const char *name,
+/* path: <name>.json, or a directory with one kernel (or `name` picks one). read_signature 0: the caller
+ * gives the signature, so the Triton IR beside it is not read (it may hold types trident does not parse). */
+trd_status_t trd_triton_cache_read(const char *path, const char *name, int read_signature,
                                    struct trd_kernel_src *out);
 
 /* ---------------------------------------------------------------- runtime */

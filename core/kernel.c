@@ -128,7 +128,7 @@ static trd_status_t read_source(const trd_kernel_desc_t *d, struct trd_kernel_sr
         return trd_error_set(TRD_ERR_INVALID_ARGUMENT, "trd_kernel_desc_t needs a path or data");
     if (d->path && (source == TRD_SOURCE_TRITON_CACHE ||
                     (source == TRD_SOURCE_AUTO && (path_is_dir(d->path) || ends_with(d->path, ".json")))))
-        return trd_triton_cache_read(d->path, d->name, src);
+        return trd_triton_cache_read(d->path, d->name, d->signature == NULL, src);
     if (source == TRD_SOURCE_TRITON_CACHE)
         return trd_error_set(TRD_ERR_INVALID_ARGUMENT, "a Triton cache entry is read from a path, not bytes");
     const void *data = d->data;

@@ -116,7 +116,7 @@ static trd_status_t add_image(struct trd_kernel_src *src, const char *dir, const
     return TRD_OK;
 }
 
-trd_status_t trd_triton_cache_read(const char *path, const char *name, struct trd_kernel_src *out)
+trd_status_t trd_triton_cache_read(const char *path, const char *name, int read_signature, struct trd_kernel_src *out)
 {
     char *json_path = NULL;
     trd_status_t st = find_json(path, name, &json_path);
@@ -158,9 +158,9 @@ trd_status_t trd_triton_cache_read(const char *path, const char *name, struct tr
                            json_path, meta.backend, dir, meta.name);
         goto done;
     }
-    /* The signature: from the Triton IR, when it was kept. */
+    /* The signature: from the Triton IR, when it was kept and the caller gives none. */
     static const char *const irs[] = {".ttir", ".source"};
-    for (size_t i = 0; i < TRD_ARRAY_SIZE(irs); i++) {
+    for (size_t i = 0; read_signature && i < TRD_ARRAY_SIZE(irs); i++) {
         char *ir_path = trd_asprintf("%s/%s%s", dir, meta.name, irs[i]);
         if (!ir_path) {
             st = trd_error_set(TRD_ERR_NO_MEMORY, "out of memory");

@@ -3,6 +3,7 @@
  * bundles (round trip and corruption), Triton cache entries, image formats,
  * target selection, argument packing, fp16/bf16 conversion and SHA-256. */
 #include <pthread.h>
+#include <unistd.h>
 
 #include "core/internal.h"
 #include "tests/testutil.h"
@@ -346,7 +347,7 @@ END_TEST
 START_TEST(triton_cache_entry)
 {
     struct trd_kernel_src src;
-    TU_OK(trd_triton_cache_read(tu_fixture("cuda", "add_fp32"), NULL, &src));
+    TU_OK(trd_triton_cache_read(tu_fixture("cuda", "add_fp32"), NULL, 1, &src));
     ck_assert_str_eq(src.name, "add_kernel");
     ck_assert_uint_eq(src.ntargets, 2);
     ck_assert_int_eq(src.targets[0].format, TRD_FORMAT_CUBIN);
@@ -354,17 +355,60 @@ START_TEST(triton_cache_entry)
     ck_assert_str_eq(src.targets[0].meta.arch, "sm90");
     ck_assert_str_eq(src.sig.canonical, "x_ptr:*fp32,y_ptr:*fp32,out_ptr:*fp32,n_elements:i32");
     trd_kernel_src_free(&src);
-    TU_OK(trd_triton_cache_read(tu_path("%s/scale_kernel.json", tu_fixture("cuda", "scale_ptx")), NULL, &src));
+    TU_OK(trd_triton_cache_read(tu_path("%s/scale_kernel.json", tu_fixture("cuda", "scale_ptx")), NULL, 1, &src));
     ck_assert_uint_eq(src.ntargets, 1);
     ck_assert_int_eq(src.targets[0].format, TRD_FORMAT_PTX);
     trd_kernel_src_free(&src);
-    TU_OK(trd_triton_cache_read(tu_fixture("hip", "add_fp16"), "add_kernel", &src));
+    TU_OK(trd_triton_cache_read(tu_fixture("hip", "add_fp16"), "add_kernel", 1, &src));
     ck_assert_int_eq(src.targets[0].format, TRD_FORMAT_HSACO);
     ck_assert_str_eq(src.sig.canonical, "x_ptr:*fp16,y_ptr:*fp16,out_ptr:*fp16,n_elements:i32");
     trd_kernel_src_free(&src);
-    TU_FAILS(trd_triton_cache_read(tu_fixture("cuda", "add_fp32"), "nope", &src), TRD_ERR_NOT_FOUND, "has no nope.json");
-    TU_FAILS(trd_triton_cache_read(tu_fixture("cuda", ""), NULL, &src), TRD_ERR_NOT_FOUND, "holds no Triton kernel metadata");
-    TU_FAILS(trd_triton_cache_read("/nonexistent/x.json", NULL, &src), TRD_ERR_NOT_FOUND, "/nonexistent/x.json");
+    TU_FAILS(trd_triton_cache_read(tu_fixture("cuda", "add_fp32"), "nope", 1, &src), TRD_ERR_NOT_FOUND, "has no nope.json");
+    TU_FAILS(trd_triton_cache_read(tu_fixture("cuda", ""), NULL, 1, &src), TRD_ERR_NOT_FOUND, "holds no Triton kernel metadata");
+    TU_FAILS(trd_triton_cache_read("/nonexistent/x.json", NULL, 1, &src), TRD_ERR_NOT_FOUND, "/nonexistent/x.json");
+}
+END_TEST
+
+/* A caller's explicit signature wins over the Triton IR beside the entry: the IR of a kernel taking a host tensor
+ * descriptor has !tt.tensordesc parameters, which are not launch types (the launch passes an nvTmaDesc, shape and
+ * strides), and is not read at all then. */
+START_TEST(triton_cache_explicit_signature)
+{
+    char dir[] = "/tmp/trd_cache_XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    const char *files[] = {"add_kernel.json", "add_kernel.cubin"};
+    for (size_t i = 0; i < TRD_ARRAY_SIZE(files); i++) {
+        char *data;
+        size_t len;
+        TU_OK(trd_file_read(tu_path("%s/%s", tu_fixture("cuda", "add_fp32"), files[i]), 1 << 24, &data, &len));
+        TU_OK(trd_file_write_atomic(tu_path("%s/%s", dir, files[i]), data, len, 0644));
+        free(data);
+    }
+    const char *ttir = "module {\n  tt.func public @add_kernel(%a: !tt.tensordesc<tensor<64x64xf16>> loc(\"a\"(#loc)), "
+                       "%out: !tt.ptr<f16> loc(\"out\"(#loc))) attributes {noinline = false} {\n    tt.return\n  }\n}\n";
+    TU_OK(trd_file_write_atomic(tu_path("%s/add_kernel.ttir", dir), ttir, strlen(ttir), 0644));
+    struct trd_kernel_src src;
+    TU_FAILS(trd_triton_cache_read(dir, NULL, 1, &src), TRD_ERR_FORMAT, "add_kernel.ttir");
+    TU_OK(trd_triton_cache_read(dir, NULL, 0, &src));
+    ck_assert_uint_eq(src.sig.count, 0);
+    ck_assert_uint_eq(src.ntargets, 1);
+    trd_kernel_src_free(&src);
+    trd_runtime_t *rt = tu_runtime(NULL, NULL);
+    trd_kernel_t *k;
+    trd_kernel_desc_t d = {.struct_size = sizeof d, .path = dir};
+    TU_FAILS(trd_kernel_create(rt, &d, &k), TRD_ERR_FORMAT, "add_kernel.ttir");
+    d.signature = "a:nvTmaDesc,a_dim0:i32,a_dim1:i32,a_stride0:i64,a_stride1:i64,out:*fp16";
+    TU_OK(trd_kernel_create(rt, &d, &k));
+    trd_kernel_info_t info = {.struct_size = sizeof info};
+    TU_OK(trd_kernel_get_info(k, &info));
+    ck_assert_str_eq(info.signature, d.signature);
+    ck_assert_uint_eq(info.num_params, 6);
+    trd_kernel_destroy(k);
+    trd_runtime_destroy(rt);
+    for (size_t i = 0; i < TRD_ARRAY_SIZE(files); i++)
+        ck_assert_int_eq(remove(tu_path("%s/%s", dir, files[i])), 0);
+    ck_assert_int_eq(remove(tu_path("%s/add_kernel.ttir", dir)), 0);
+    ck_assert_int_eq(rmdir(dir), 0);
 }
 END_TEST
 
@@ -565,6 +609,7 @@ static Suite *suite(void)
     tcase_add_test(t, bundle_round_trip);
     tcase_add_test(t, bundle_corrupt);
     tcase_add_test(t, triton_cache_entry);
+    tcase_add_test(t, triton_cache_explicit_signature);
     tcase_add_test(t, formats_and_targets);
     tcase_add_test(t, half_and_bf16);
     tcase_add_test(t, sha256_vectors);

@@ -16,13 +16,21 @@
  * The call's attributes (docs/xla.md describes them; version 1):
  *   kernel     string  a trident kernel bundle (every target the call may run on)
  *   grid       s64[3]  programs along x, y, z
- *   arg_kind   s32[n]  per kernel parameter: 0 operand, 1 result, 2 scalar, 3 null
- *   arg_index  s64[n]  operand or result index (kinds 0, 1)
+ *   arg_kind   s32[n]  per kernel parameter: 0 operand, 1 result, 2 scalar, 3 null, 4 tensor map
+ *   arg_index  s64[n]  operand or result index (kinds 0, 1; kind 4: of the tensor map's base)
  *   scalars    string  the scalar parameters' bytes, in order, at their signature sizes
  *   zero       s64[]   results to zero before the launch
  *   scratch    s64[2]  results holding the global and profile scratch (-1: none)
  *   options    string  load-stage backend options, JSON {"cuda": {"maxnreg": "64"}, ...}
  *   version    s32     1
+ *   tma        s64[]   optional (absent: no kind-4 parameter): TRD_XLA_TMA_FIELDS values per kind-4
+ *                      parameter, in parameter order (enum trd_xla_tma_field)
+ *
+ * A kind-4 parameter is a host tensor descriptor that Triton lowered to the TMA
+ * unit (signature type nvTmaDesc): a 128-byte CUtensorMap passed by value,
+ * which the handler encodes at each execution from the base buffer's address
+ * (the driver's tensor_map_encode; CUDA only). Its shape (i32) and strides
+ * (i64) parameters that follow it are scalars (kind 2) as usual.
  */
 #ifndef TRIDENT_XLA_H
 #define TRIDENT_XLA_H
@@ -35,6 +43,26 @@ extern "C" {
 
 #define TRD_XLA_CALL_VERSION 1
 #define TRD_XLA_TARGET "trident_kernel_call"
+
+/* One record of the `tma` attribute: where each value sits. Dimensions are row-major (0 outermost, as Triton
+ * and NumPy order them); entries beyond the rank are 0. Enumerated values are CUDA's (cuda.h). */
+enum trd_xla_tma_field {
+    TRD_XLA_TMA_BASE = 0,          /* 0: arg_index names an operand, 1: a result */
+    TRD_XLA_TMA_ELEM_TYPE = 1,     /* CUtensorMapDataType (Triton's tensordesc_meta elem_type is PTX's
+                                      numbering: 8 f32.ftz, 9 f64, 10 bf16 are CUDA's 10, 8, 9) */
+    TRD_XLA_TMA_ELEM_SIZE = 2,     /* bytes per element of the base array: the unit of strides */
+    TRD_XLA_TMA_RANK = 3,          /* 1 .. 5 */
+    TRD_XLA_TMA_SWIZZLE = 4,       /* CUtensorMapSwizzle (tensordesc_meta swizzle) */
+    TRD_XLA_TMA_OOB_FILL = 5,      /* 0: out-of-bounds reads give zeros, 1: NaN (padding="nan") */
+    TRD_XLA_TMA_FP4_PADDED = 6,    /* 1: fp4 values two to a byte (16U4_ALIGN16B); shape counts bytes, the map
+                                      values (the innermost dimension doubled) */
+    TRD_XLA_TMA_L2_PROMOTION = 7,  /* CUtensorMapL2promotion; Triton uses 2 (128 bytes) */
+    TRD_XLA_TMA_SHAPE = 8,         /* 5 values: elements along each dimension */
+    TRD_XLA_TMA_STRIDES = 13,      /* 5 values, in elements; the innermost is 1 */
+    TRD_XLA_TMA_BLOCK = 18,        /* 5 values: the box one TMA copy moves (tensordesc_meta block_size) */
+    TRD_XLA_TMA_RESERVED = 23,     /* 0 */
+    TRD_XLA_TMA_FIELDS = 24
+};
 
 /* The state type the handlers keep between INSTANTIATE and EXECUTE: an XLA_FFI_TypeId * per platform (each
  * XLA FFI instance, jaxlib's CPU client and each GPU plugin, numbers types in its own registry) and one

@@ -24,6 +24,15 @@ static int find(struct xla_attrs *a, const char *name, XLA_FFI_AttrType want, vo
     return 0;
 }
 
+int xla_attr_present(struct xla_attrs *a, const char *name)
+{
+    size_t n = strlen(name);
+    for (int64_t i = 0; i < a->attrs->size; i++)
+        if (a->attrs->names[i]->len == n && memcmp(a->attrs->names[i]->ptr, name, n) == 0)
+            return 1;
+    return 0;
+}
+
 int xla_attr_string(struct xla_attrs *a, const char *name, const char **data, size_t *len)
 {
     void *p;

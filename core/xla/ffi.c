@@ -23,7 +23,7 @@ enum { PLATFORM_CUDA, PLATFORM_ROCM, PLATFORM_CPU, PLATFORM_COUNT };
 #define MAX_PARAMS 512
 #define STREAM_CACHE 8
 
-enum arg_kind { ARG_OPERAND = 0, ARG_RESULT = 1, ARG_SCALAR = 2, ARG_NULL = 3 };
+enum arg_kind { ARG_OPERAND = 0, ARG_RESULT = 1, ARG_SCALAR = 2, ARG_NULL = 3, ARG_TMA = 4 };
 
 /* -------------------------------------------------------- kernel cache */
 
@@ -91,6 +91,8 @@ struct call {
     uint32_t nzero;
     int64_t zero[64];
     int64_t scratch[2];
+    uint32_t ntma;                  /* tensor maps (tma.c), in parameter order */
+    struct xla_tma tma[XLA_TMA_MAX];
     uint32_t ndev;
     _Atomic(struct slot *) *slots;  /* per trident device */
     _Atomic(struct slot *) by_ordinal[64]; /* XLA's device ordinal -> slot: the fast path */
@@ -349,6 +351,10 @@ static XLA_FFI_Error *instantiate(XLA_FFI_CallFrame *f, int platform)
         !xla_attr_ints(&a, "arg_index", index, MAX_PARAMS, &nindex) || !xla_attr_ints(&a, "zero", zero, 64, &nzero) ||
         !xla_attr_ints(&a, "scratch", scratch, 2, &nscratch))
         return bad_attr(api, &a);
+    int64_t tma[XLA_TMA_MAX * TRD_XLA_TMA_FIELDS];
+    size_t ntma = 0;
+    if (xla_attr_present(&a, "tma") && !xla_attr_ints(&a, "tma", tma, TRD_ARRAY_SIZE(tma), &ntma))
+        return bad_attr(api, &a);
     if (ngrid != 3 || nscratch != 2 || nkinds != nindex)
         return error(api, XLA_FFI_Error_Code_INVALID_ARGUMENT,
                      "trident_kernel_call: grid needs 3 values (got %zu), scratch 2 (got %zu), arg_kind and arg_index "
@@ -397,17 +403,23 @@ static XLA_FFI_Error *instantiate(XLA_FFI_CallFrame *f, int platform)
         c->sizes[j] = p->size;
         int is_ptr = p->type == TRD_T_PTR;
         const char *bad = NULL;
-        if (cp->kind < ARG_OPERAND || cp->kind > ARG_NULL)
-            bad = "its kind is not 0 (operand), 1 (result), 2 (scalar) or 3 (null)";
+        if (cp->kind < ARG_OPERAND || cp->kind > ARG_TMA)
+            bad = "its kind is not 0 (operand), 1 (result), 2 (scalar), 3 (null) or 4 (tensor map)";
+        else if ((p->type == TRD_T_NVTMADESC) != (cp->kind == ARG_TMA))
+            bad = cp->kind == ARG_TMA ? "kind 4 (tensor map) is for nvTmaDesc parameters"
+                                      : "it is a tensor map (nvTmaDesc): the call must pass kind 4 and a tma record";
+        else if (cp->kind == ARG_TMA && c->ntma == XLA_TMA_MAX)
+            bad = "a call takes at most 16 tensor maps";
+        else if (cp->kind == ARG_TMA && (c->ntma + 1) * TRD_XLA_TMA_FIELDS > ntma)
+            bad = "the tma attribute has no record for it";
         else if (is_ptr && cp->kind == ARG_SCALAR)
             bad = "it is a pointer, the call passes a scalar";
-        else if (!is_ptr && cp->kind != ARG_SCALAR)
+        else if (!is_ptr && cp->kind != ARG_SCALAR && cp->kind != ARG_TMA)
             bad = "it is a scalar, the call passes a buffer";
-        else if ((cp->kind == ARG_OPERAND || cp->kind == ARG_RESULT) && (cp->index < 0 || cp->index > 65535))
+        else if (cp->kind != ARG_SCALAR && cp->kind != ARG_NULL && (cp->index < 0 || cp->index > 65535))
             bad = "its buffer index is out of range";
-        else if (cp->kind == ARG_SCALAR && (p->type == TRD_T_NVTMADESC || soff + p->size > slen))
-            bad = p->type == TRD_T_NVTMADESC ? "tensor descriptors are not supported in XLA calls"
-                                             : "the scalars attribute is too short";
+        else if (cp->kind == ARG_SCALAR && soff + p->size > slen)
+            bad = "the scalars attribute is too short";
         if (bad) {
             XLA_FFI_Error *e = error(api, XLA_FFI_Error_Code_INVALID_ARGUMENT, "kernel '%s' argument %u%s%s%s: %s",
                                      c->name, j, p->name ? " '" : "", p->name ? p->name : "", p->name ? "'" : "", bad);
@@ -418,9 +430,29 @@ static XLA_FFI_Error *instantiate(XLA_FFI_CallFrame *f, int platform)
             memcpy(&c->storage[j], scalars + soff, p->size);
             soff += p->size;
         }
+        if (cp->kind == ARG_TMA) {
+            st = xla_tma_decode(tma + c->ntma * TRD_XLA_TMA_FIELDS, c->name, j, p->name, cp->index, &c->tma[c->ntma]);
+            if (st == TRD_OK && platform != PLATFORM_CUDA)
+                st = trd_error_set(TRD_ERR_UNSUPPORTED, "%s: tensor maps (TMA) need the CUDA platform, not %s",
+                                   c->tma[c->ntma].label, platform_name(platform));
+            if (st != TRD_OK) {
+                XLA_FFI_Error *e = error(api, errc_of(st), "%s", trd_error_message());
+                call_delete(c);
+                return e;
+            }
+            c->ntma++;
+        }
         j++;
     }
     c->nparams = j;
+    if (c->ntma * TRD_XLA_TMA_FIELDS != ntma) {
+        XLA_FFI_Error *e = error(api, XLA_FFI_Error_Code_INVALID_ARGUMENT,
+                                 "kernel '%s': the tma attribute has %zu values; its %u tensor map parameters need %u "
+                                 "(%d each)",
+                                 c->name, ntma, c->ntma, c->ntma * TRD_XLA_TMA_FIELDS, TRD_XLA_TMA_FIELDS);
+        call_delete(c);
+        return e;
+    }
     if (soff != slen) {
         XLA_FFI_Error *e = error(api, XLA_FFI_Error_Code_INVALID_ARGUMENT,
                                  "kernel '%s': the scalars attribute has %zu bytes, the signature %s needs %zu", c->name,
@@ -534,6 +566,11 @@ static XLA_FFI_Error *check_buffers(XLA_FFI_CallFrame *f, struct call *c, struct
                          "kernel '%s' argument %u%s (*%s): %s %lld is an array of %s", c->name, i,
                          param_label(p, nm, sizeof nm), trd_scalar_name(p->elem), what, (long long)p->index,
                          xla_dtype_name(b->dtype));
+    }
+    for (uint32_t t = 0; t < c->ntma; t++) {
+        trd_status_t st = xla_tma_check(f, &c->tma[t], s->ops, s->dev->uri);
+        if (st != TRD_OK)
+            return error(api, errc_of(st), "%s", trd_error_message());
     }
     for (uint32_t z = 0; z < c->nzero; z++)
         if (c->zero[z] < 0 || c->zero[z] >= f->rets.size)
@@ -692,6 +729,10 @@ static XLA_FFI_Error *execute(XLA_FFI_CallFrame *f, int platform)
             memcpy(&storage[i], &((XLA_FFI_Buffer *)f->rets.rets[p->index])->data, sizeof(void *));
         params[i] = &storage[i];
     }
+    xla_tma_bytes maps[XLA_TMA_MAX];
+    trd_status_t st;
+    if (c->ntma && (st = xla_tma_encode(f, c->tma, c->ntma, s->ops, s->devh, maps, params)) != TRD_OK)
+        return error(api, errc_of(st), "encoding a tensor map on %s: %s", s->dev->uri, trd_error_message());
     trd_driver_launch_t dl = {
         .struct_size = sizeof dl,
         .num_params = c->nparams,
@@ -701,7 +742,7 @@ static XLA_FFI_Error *execute(XLA_FFI_CallFrame *f, int platform)
         .global_scratch = c->scratch[0] >= 0 && s->scratch_need[0] ? ((XLA_FFI_Buffer *)f->rets.rets[c->scratch[0]])->data : NULL,
         .profile_scratch = c->scratch[1] >= 0 && s->scratch_need[1] ? ((XLA_FFI_Buffer *)f->rets.rets[c->scratch[1]])->data : NULL,
     };
-    trd_status_t st = s->ops->launch(s->loaded->module, NULL, stream, &dl);
+    st = s->ops->launch(s->loaded->module, NULL, stream, &dl);
     if (st != TRD_OK)
         return error(api, errc_of(st), "launching kernel '%s' on %s: %s", c->name, s->dev->uri, trd_error_message());
     return NULL;

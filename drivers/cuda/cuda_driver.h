@@ -118,6 +118,8 @@ struct cuda_arena *cuda_foreign_arena(struct cuda_device *d, CUstream s);
 trd_status_t cuda_module_load(void *device, const trd_driver_module_desc_t *desc, void **out, trd_load_info_t *info);
 void cuda_module_unload(void *module);
 trd_status_t cuda_launch(void *module, void *stream, void *native, const trd_driver_launch_t *l);
+/* trd_driver_ops_t.tensor_map_encode (tensor_map.c) */
+trd_status_t cuda_tensor_map_encode(void *device, const trd_tensor_map_desc_t *desc, void *out);
 
 /* The on-disk JIT cache (PTX -> cubin). */
 int cuda_cache_read(struct cuda_driver *drv, const char *dir, const char *key, void **data, size_t *size);

@@ -455,6 +455,7 @@ static const trd_driver_ops_t ops = {
     .event_record = cuda_event_record,
     .event_sync = cuda_event_sync,
     .event_elapsed = cuda_event_elapsed,
+    .tensor_map_encode = cuda_tensor_map_encode,
 };
 
 TRD_DRIVER_EXPORT const trd_driver_ops_t *trd_driver_entry(void);

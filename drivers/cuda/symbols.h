@@ -54,4 +54,5 @@
     X(cuDeviceGetUuid)                      \
     X(cuDeviceGetPCIBusId)                  \
     X(cuStreamGetCtx)                       \
-    X(cuStreamIsCapturing)
+    X(cuStreamIsCapturing)                  \
+    X(cuTensorMapEncodeTiled)

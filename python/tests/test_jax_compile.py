@@ -270,11 +270,20 @@ def test_host_descriptor_decomposed_where_not_tma(record):
     assert c.args[1:] == (64, 16, 16, 1, False, 64, 16, 16, 1)
 
 
-def test_host_descriptor_tma_needs_the_handler(record):
+def test_host_descriptor_lowered_to_tma_on_sm90(record):
     a = jnp.zeros((64, 16), jnp.float32)
-    with jt.targets(SM90), pytest.raises(NotImplementedError, match="desc_kernel.*TMA"):
-        jt.triton_call(jt.TensorDescriptor.from_array(a, [16, 16]), kernel=desc_kernel, out_shape=a, grid=(4,),
-                       BLOCK=16)
+    with jt.targets(SM90):
+        jt.triton_call(jt.TensorDescriptor.from_array(a, [16, 16], padding="nan"), kernel=desc_kernel, out_shape=a,
+                       grid=(4,), BLOCK=16)
+    c = record[0]
+    assert c.kernel.signature == ("desc_tma:nvTmaDesc,desc_dim0:i32,desc_dim1:i32,desc_dstride0:i64,"
+                                  "desc_dstride1:i64,out_ptr:*fp32")
+    d = c.args[0]
+    assert isinstance(d, jt.TensorDescriptor) and d.base.shape == (64, 16) and d.padding == "nan"
+    assert (d.shape, d.strides, d.block_shape) == ((64, 16), (16, 1), (16, 16))
+    assert c.args[1:] == (64, 16, 16, 1) and c.out_params == [5]
+    meta = c.kernel.targets[0].metadata["tensordesc_meta"]
+    assert meta == [{"swizzle": 2, "elem_size": 4, "elem_type": 7, "block_size": [16, 16], "fp4_padded": False}]
 
 
 def test_gluon_kernel_compiles(record):

@@ -1,5 +1,10 @@
 """kernel_call: one compiled kernel (for any number of targets) called from
-JAX, lowered to libtrident's XLA custom call through jax.ffi.ffi_call."""
+JAX, lowered to libtrident's XLA custom call through jax.ffi.ffi_call.
+
+A host TensorDescriptor for a parameter Triton lowered to TMA (type nvTmaDesc)
+becomes a tensor-map parameter (arg_kind 4): its base array is an operand and
+the `tma` attribute carries what the handler needs to encode the CUtensorMap
+from the buffer's address at each launch (docs/xla.md)."""
 from __future__ import annotations
 
 import json
@@ -14,6 +19,7 @@ import numpy as np
 
 from .. import Kernel, Param
 from . import _ffi
+from .tensordesc import TensorDescriptor
 
 # Triton's type of a pointer's element for each JAX dtype
 DTYPE_TO_TRITON = {
@@ -94,6 +100,90 @@ def pack_scalar(kernel: Kernel, i: int, p: Param, value: Any) -> bytes:
     raise KernelCallError(f"{_label(kernel, i, p)}: scalars of type {t} cannot be passed from JAX")
 
 
+# ---------------------------------------------------------------- tensor maps
+
+TMA_FIELDS = 24   # s64 values per tensor map in the `tma` attribute (abi/trident/xla.h enum trd_xla_tma_field)
+TMA_MAX_RANK = 5
+# Triton's tensordesc_meta elem_type counts as PTX's tensormap.replace does; CUtensorMapDataType (what
+# cuTensorMapEncodeTiled takes) has f64, bf16 and f32.ftz in another order
+_PTX_TO_CU_DTYPE = {8: 10, 9: 8, 10: 9}
+_CU_FLOAT32, _CU_TFLOAT32, _CU_16U4_ALIGN16B = 7, 11, 14
+_CU_FLOAT_TYPES = range(6, 13)      # FLOAT16 .. TFLOAT32_FTZ: NaN padding needs one of them
+_L2_PROMOTION_128B = 2              # Triton's launcher always asks for 128-byte L2 promotion
+
+
+def tma_metas(kernel: Kernel) -> list[dict]:
+    """The tensordesc_meta entries of the kernel's CUDA targets, one per nvTmaDesc parameter in order; the
+    targets must agree (one call has one `tma` attribute for all of them)."""
+    found: Optional[list[dict]] = None
+    for t in kernel.targets:
+        if t.backend != "cuda":
+            continue
+        metas = [m for m in (t.metadata.get("tensordesc_meta") or []) if m]
+        if not metas:
+            continue
+        if found is not None and metas != found:
+            raise KernelCallError(f"kernel '{kernel.name}': its CUDA targets lower its tensor descriptors to TMA "
+                                  f"differently ({found} and {metas} in {t.arch}); call them separately")
+        found = metas
+    return found or []
+
+
+def tma_record(label: str, desc: TensorDescriptor, meta: dict) -> list[int]:
+    """The `tma` attribute record of one descriptor (base: operand), from the compiled metadata's entry;
+    checked here so that a bad descriptor fails at trace time, naming the argument."""
+    base = desc.base
+    rank = len(desc.shape)
+    shape, strides = [int(v) for v in desc.shape], [int(v) for v in desc.strides]
+    block = [int(v) for v in meta["block_size"]]
+    elem_size, swizzle = int(meta["elem_size"]), int(meta["swizzle"])
+    fp4 = bool(meta.get("fp4_padded"))
+    elem_type = _PTX_TO_CU_DTYPE.get(int(meta["elem_type"]), int(meta["elem_type"]))
+    where = f"{label}: TensorDescriptor(shape={shape}, strides={strides}, block_shape={list(desc.block_shape)})"
+    if not 1 <= rank <= TMA_MAX_RANK:
+        raise KernelCallError(f"{where}: TMA takes 1 to {TMA_MAX_RANK} dimensions, not {rank}")
+    if len(block) != rank:
+        raise KernelCallError(f"{where}: the kernel was compiled for a {len(block)}-dimensional descriptor")
+    if not hasattr(base, "shape") or not hasattr(base, "dtype"):
+        raise KernelCallError(f"{where}: its base must be an array, not {type(base).__name__}")
+    itemsize = np.dtype(base.dtype).itemsize
+    if itemsize != elem_size:
+        raise KernelCallError(f"{where}: its base is an array of {np.dtype(base.dtype).name} ({itemsize}-byte "
+                              f"elements); the kernel reads {elem_size}-byte elements through it")
+    if any(n < 1 for n in shape):
+        raise KernelCallError(f"{where}: every dimension must be at least 1")
+    if strides[-1] != 1:
+        raise KernelCallError(f"{where}: TMA needs the last dimension contiguous (stride 1), not {strides[-1]}")
+    for i, st in enumerate(strides[:-1]):
+        if st < 1 or st * elem_size % 16:
+            raise KernelCallError(f"{where}: strides[{i}] is {st * elem_size} bytes; TMA needs a positive multiple "
+                                  f"of 16")
+    reach = sum((n - 1) * st for n, st in zip(shape, strides))
+    size = int(np.prod(base.shape, dtype=np.int64))
+    if reach >= size:
+        raise KernelCallError(f"{where}: it reaches element {reach} of its base, an array of {size} elements")
+    nan = desc.padding == "nan"
+    if desc.round_f32_to_tf32:
+        if elem_type != _CU_FLOAT32:
+            raise KernelCallError(f"{where}: round_f32_to_tf32 is for float32 descriptors")
+        elem_type = _CU_TFLOAT32
+    if nan and elem_type not in _CU_FLOAT_TYPES:
+        raise KernelCallError(f"{where}: padding='nan' needs a floating-point array, not "
+                              f"{np.dtype(base.dtype).name}")
+    if fp4 and elem_type != _CU_16U4_ALIGN16B:
+        raise KernelCallError(f"{where}: the metadata marks it fp4-padded with element type {elem_type}")
+    row = block[-1] * (1 if fp4 else elem_size)
+    if not fp4 and row % 16:
+        raise KernelCallError(f"{where}: the kernel moves blocks whose rows are {row} bytes; TMA moves rows of a "
+                              f"multiple of 16 bytes (a last block dimension of at least {16 // elem_size} for "
+                              f"{np.dtype(base.dtype).name})")
+
+    def five(v: list[int]) -> list[int]:
+        return v + [0] * (TMA_MAX_RANK - len(v))
+    return ([0, elem_type, elem_size, rank, swizzle, int(nan), int(fp4), _L2_PROMOTION_128B]
+            + five(shape) + five(strides) + five(block) + [0])
+
+
 def _as_kernel(kernel: Any) -> Kernel:
     if isinstance(kernel, Kernel):
         return kernel
@@ -151,8 +241,10 @@ def kernel_call(kernel: Any, *args: Any, grid: Any, out_shape: Any, input_output
         images for several targets, and each device runs its own.
     args: values for the kernel's first parameters, in order: arrays for pointer parameters,
         Python or NumPy scalars for scalar parameters (their values are compiled into the call),
-        None for a NULL pointer. The remaining parameters receive the outputs that are not
-        aliased to an input, in order.
+        None for a NULL pointer, a TensorDescriptor for a tensor-map parameter (nvTmaDesc: a
+        host descriptor Triton lowered to TMA; its base array is the operand, the encoding comes
+        from the kernel's tensordesc_meta). The remaining parameters receive the outputs that are
+        not aliased to an input, in order.
     out_params: where the unaliased outputs go instead, one launch-parameter index (constexpr
         parameters removed) per unaliased output, in output order; args then fill the other
         parameters in order. trident.jax.triton_call uses it for kernels whose scalar or
@@ -195,8 +287,30 @@ def kernel_call(kernel: Any, *args: Any, grid: Any, out_shape: Any, input_output
         out_at = dict(zip(out_params, unaliased))
     arg_at = [i for i in range(len(params)) if i not in out_at]
     kinds, index, scalars, operands, operand_of = [0] * len(params), [0] * len(params), b"", [], {}
+    tma: list[int] = []
+    metas = tma_metas(k) if any(p.type == "nvTmaDesc" for p in params) else []
+    tma_at = [i for i, p in enumerate(params) if p.type == "nvTmaDesc"]
+    if len(metas) not in (0, len(tma_at)):
+        raise KernelCallError(f"kernel '{k.name}' has {len(tma_at)} tensor-map parameters, its metadata describes "
+                              f"{len(metas)} (tensordesc_meta)")
     for a_i, (a, i) in enumerate(zip(args, arg_at)):
         p = params[i]
+        if isinstance(a, TensorDescriptor) or p.type == "nvTmaDesc":
+            if not isinstance(a, TensorDescriptor) or p.type != "nvTmaDesc":
+                raise KernelCallError(f"{_label(k, i, p)}: " + (
+                    "a TensorDescriptor goes to a tensor-map parameter (nvTmaDesc: a descriptor Triton lowered to "
+                    "TMA); triton_call expands descriptors for other targets" if p.type != "nvTmaDesc" else
+                    f"a tensor map (a host descriptor lowered to TMA) takes a TensorDescriptor, got {a!r}"))
+            if not metas:
+                raise KernelCallError(f"{_label(k, i, p)}: the kernel's CUDA metadata has no tensordesc_meta to "
+                                      f"encode the tensor map from")
+            kinds[i] = 4
+            index[i] = len(operands)
+            operand_of[a_i] = len(operands)
+            operands.append(a.base)
+            # the records go in parameter order, whatever order the arguments fill the parameters in
+            tma.append((i, tma_record(_label(k, i, p), a, metas[tma_at.index(i)])))
+            continue
         if a is None:
             if not p.is_pointer:
                 raise KernelCallError(f"{_label(k, i, p)}: None is only for pointer parameters")
@@ -222,7 +336,8 @@ def kernel_call(kernel: Any, *args: Any, grid: Any, out_shape: Any, input_output
     for i, o in out_at.items():
         p = params[i]
         if not p.is_pointer:
-            raise KernelCallError(f"{_label(k, i, p)}: output {o} lands on a scalar parameter")
+            raise KernelCallError(f"{_label(k, i, p)}: output {o} lands on a "
+                                  f"{'tensor-map' if p.type == 'nvTmaDesc' else 'scalar'} parameter")
         if not _compatible(p.type[1:], outs[o].dtype):
             raise KernelCallError(f"{_label(k, i, p)}: output {o} is {np.dtype(outs[o].dtype).name}")
         kinds[i] = 1
@@ -231,7 +346,7 @@ def kernel_call(kernel: Any, *args: Any, grid: Any, out_shape: Any, input_output
     for a, o in aliases.items():
         if a not in operand_of:
             raise KernelCallError(f"kernel '{k.name}': input_output_aliases: argument {a} is not an array")
-        src = args[a]
+        src = args[a].base if isinstance(args[a], TensorDescriptor) else args[a]
         if tuple(src.shape) != outs[o].shape or np.dtype(src.dtype) != np.dtype(outs[o].dtype):
             raise KernelCallError(f"kernel '{k.name}': argument {a} ({np.dtype(src.dtype).name}{list(src.shape)}) "
                                   f"cannot alias output {o} ({np.dtype(outs[o].dtype).name}{list(outs[o].shape)})")
@@ -255,9 +370,10 @@ def kernel_call(kernel: Any, *args: Any, grid: Any, out_shape: Any, input_output
     call = jax.ffi.ffi_call(_ffi.TARGET, results, input_output_aliases=ffi_aliases or None,
                             vmap_method="sequential", has_side_effect=has_side_effect)
     opts = json.dumps({b: {n: v for n, v in d.items()} for b, d in (options or {}).items()}, sort_keys=True)
+    extra = {"tma": np.array([v for _, rec in sorted(tma) for v in rec], dtype=np.int64)} if tma else {}
     out = call(*operands, kernel=_bundle_of(k), grid=np.array(g, dtype=np.int64),
                arg_kind=np.array(kinds, dtype=np.int32), arg_index=np.array(index, dtype=np.int64),
                scalars=scalars, zero=np.array(zero, dtype=np.int64), scratch=np.array(scratch, dtype=np.int64),
-               options=opts, version=np.int32(_ffi.CALL_VERSION))
+               options=opts, version=np.int32(_ffi.CALL_VERSION), **extra)
     out = list(out)[:len(outs)]
     return jax.tree_util.tree_unflatten(out_tree, out)

@@ -365,11 +365,20 @@ class Leaf:
 _TD = re.compile(r"tensordesc<([^\[>]*)\[([^\]]*)\]")
 
 
+@dataclass(frozen=True)
+class TmaArg:
+    """A host tensor descriptor Triton lowered to TMA, for one launch parameter (nvTmaDesc): the descriptor as
+    the binder saw it (its base an ArgArray) and its entry of the compiled metadata's tensordesc_meta."""
+    desc: Any
+    meta: dict
+
+
 def launch_leaves(fn: Any, spec: Specialization, tensordesc_meta: Optional[Sequence[Any]]) -> list[Leaf]:
     """The launch parameters in order: tuples flattened, constexprs removed, host
     tensor descriptors expanded as this target's launcher expands them (a
     CUtensorMap + shape + strides where Triton lowered them to TMA, else base,
-    shape, strides, padding, shape, strides)."""
+    shape, strides, padding, shape, strides). Triton 3.6 passes an fp4-padded
+    descriptor's shape with the innermost dimension doubled (in fp4 values)."""
     out: list[Leaf] = []
     descs = iter(tensordesc_meta or [])
     have_meta = bool(tensordesc_meta)
@@ -391,7 +400,9 @@ def launch_leaves(fn: Any, spec: Specialization, tensordesc_meta: Optional[Seque
                 out.extend(Leaf(f"{name}_stride{i}", "i64", int(s)) for i, s in enumerate(strides))
                 out.append(Leaf(f"{name}_nan", "i1", val.padding == "nan"))
             else:
-                out.append(Leaf(f"{name}_tma", "nvTmaDesc", (val, meta)))
+                out.append(Leaf(f"{name}_tma", "nvTmaDesc", TmaArg(val, meta)))
+                if meta.get("fp4_padded"):
+                    shape[-1] *= 2
             out.extend(Leaf(f"{name}_dim{i}", "i32", int(s)) for i, s in enumerate(shape))
             out.extend(Leaf(f"{name}_dstride{i}", "i64", int(s)) for i, s in enumerate(strides))
             return

@@ -39,6 +39,8 @@ from typing import Any, Callable, Optional, Sequence
 import jax
 import numpy as np
 
+from .tensordesc import TensorDescriptor
+
 
 class CoordinateError(ValueError):
     """A coordinate, out_shape, out_names, alias or zeroing spec that does not fit the kernel."""
@@ -126,7 +128,14 @@ def _at(info: ParamInfo, values: dict[str, Any], path: tuple[int, ...], what: st
 def _leaves(v: Any) -> list[Any]:
     if isinstance(v, tuple):
         return [x for e in v for x in _leaves(e)]
+    if isinstance(v, TensorDescriptor):
+        return _leaves(v.base)      # a descriptor's array is its base: aliased, or zeroed, through it
     return [v]
+
+
+def _array_of(v: Any) -> Any:
+    """The input array a parameter's value holds directly (a descriptor holds its base)."""
+    return v.base if isinstance(v, TensorDescriptor) else v
 
 
 def _shape_of(x: Any) -> jax.ShapeDtypeStruct:
@@ -312,8 +321,8 @@ def plan(info: ParamInfo, given: dict[str, Any], out_shape: Any, out_names: Any,
         for key, o in alias_dict.items():
             if isinstance(key, (int, np.integer)) and not isinstance(key, bool):
                 i = int(key)
-                if 0 <= i < len(info.names) and isinstance(given.get(info.names[i]), In):
-                    leaf = given[info.names[i]]
+                if 0 <= i < len(info.names) and isinstance(_array_of(given.get(info.names[i])), In):
+                    leaf = _array_of(given[info.names[i]])
                 elif 0 <= i < len(operand_leaves) and isinstance(operand_leaves[i], In):
                     leaf = operand_leaves[i]
                 else:
@@ -321,7 +330,8 @@ def plan(info: ParamInfo, given: dict[str, Any], out_shape: Any, out_names: Any,
                                           f"holding an array nor an array among the {len(operand_leaves)} "
                                           f"non-constexpr argument leaves")
             else:
-                leaf = _at(info, given, path_of(info, key, "input_output_aliases"), "input_output_aliases")
+                leaf = _array_of(_at(info, given, path_of(info, key, "input_output_aliases"),
+                                     "input_output_aliases"))
                 if not isinstance(leaf, In):
                     raise CoordinateError(f"kernel '{k}': input_output_aliases: input {key!r} is not an array "
                                           f"({type(leaf).__name__})")

@@ -162,6 +162,14 @@ class _Inputs:
         return v
 
 
+class _BinderDtype(tl.dtype):
+    """A Triton dtype with torch's is_floating_point, which Triton's TensorDescriptor checks for padding="nan"."""
+
+    @property
+    def is_floating_point(self) -> bool:
+        return self.is_floating()
+
+
 def _to_binder(v: Any) -> Any:
     """A value as Triton's binder should see it: arrays as ArgArray."""
     if isinstance(v, (_co.In, _co.Out)):
@@ -171,13 +179,16 @@ def _to_binder(v: Any) -> Any:
     if isinstance(v, TensorDescriptor):
         from triton.tools.tensor_descriptor import TensorDescriptor as TritonTD
         base = _to_binder(v.base)
-        base.dtype = tl.dtype(base.dtype if base.dtype != "i1" else "int1")
+        t = base.dtype   # Triton's type string ("u8", "fp16"); tl.dtype names integers "uint8", "int1"
+        base.dtype = _BinderDtype(("int" if t[0] == "i" else "uint") + t[1:] if t[0] in "iu" else t)
         cls = TritonTD
         extra = {}
         if v.layout is not None:
             from triton.experimental.gluon.nvidia.hopper import TensorDescriptor as GluonTD
             cls, extra = GluonTD, {"layout": v.layout}
-        return cls(base, list(v.shape), list(v.strides), list(v.block_shape), padding=v.padding, **extra)
+        td = cls(base, list(v.shape), list(v.strides), list(v.block_shape), padding=v.padding, **extra)
+        td.round_f32_to_tf32 = v.round_f32_to_tf32   # Triton 3.6's class lacks the field; the tma record uses it
+        return td
     if isinstance(v, tuple):
         items = [_to_binder(e) for e in v]
         return type(v)(*items) if hasattr(v, "_fields") else tuple(items)
@@ -187,6 +198,13 @@ def _to_binder(v: Any) -> Any:
 def _leaf_kind(v: Any) -> tuple:
     if isinstance(v, _c.ArgArray):
         return ("in", v.leaf.operand) if isinstance(v.leaf, _co.In) else ("out", v.leaf.result)
+    if isinstance(v, _c.TmaArg):
+        # a host descriptor lowered to TMA: kernel_call encodes it from its base, an input
+        d = v.desc
+        if not isinstance(d.base, _c.ArgArray) or not isinstance(d.base.leaf, _co.In):
+            raise KernelCallError("a TensorDescriptor's base must be an input array")
+        return ("tma", d.base.leaf.operand, tuple(d.shape), tuple(d.strides), tuple(d.block_shape), d.padding,
+                bool(getattr(d, "round_f32_to_tf32", False)))
     if v is None:
         return ("null",)
     return ("scalar", v)
@@ -403,11 +421,6 @@ def _call(args: tuple, kernel: Any, grid: Any, opts: dict[str, Any], kwargs: dic
             compiled = _c.compile_for(fn, t, spec, topts)
             lv = _c.launch_leaves(fn, spec, compiled.metadata.get("tensordesc_meta"))
             text = _c.signature_text(lv)
-            if any(leaf.type == "nvTmaDesc" for leaf in lv):
-                raise NotImplementedError(
-                    f"kernel '{kname}' for {t}: Triton lowered a host tensor descriptor to TMA, whose CUtensorMap "
-                    f"must be encoded from the buffer's address at each launch; trident's XLA handler does not do "
-                    f"that yet. Use an on-device descriptor (tl.make_tensor_descriptor) or a non-TMA target.")
             if sig_text is not None and text != sig_text:
                 raise _c.CompileError(f"kernel '{kname}': the targets need different launch arguments ({sig_text} "
                                       f"for {gpu_targets[0]}, {text} for {t}); compile them in separate calls")
@@ -456,7 +469,12 @@ def _call(args: tuple, kernel: Any, grid: Any, opts: dict[str, Any], kwargs: dic
 
     # ---- the autotuner's choice
     choice = 0
-    if len(candidates) > 1:
+    if len(candidates) > 1 and any(lk[0] == "tma" for lk in candidates[0].leaves):
+        # the benchmark launches through trd_kernel_launch, which has no tensor maps to give
+        warnings.warn(f"trident.jax: kernel '{kname}': autotuning a kernel whose tensor descriptors are lowered to "
+                      f"TMA is not benchmarked yet; using the first config, {candidates[0].label}", RuntimeWarning,
+                      stacklevel=3)
+    elif len(candidates) > 1:
         choice = _choose(fn, kernel, candidates, inputs, plan, on_cpu, gpu_targets, user_named, ns)
     c = candidates[choice]
 
@@ -485,12 +503,13 @@ def _call(args: tuple, kernel: Any, grid: Any, opts: dict[str, Any], kwargs: dic
         if lk[0] == "out":
             out_at[lk[1]] = i - 0
             continue
-        if lk[0] == "in":
+        if lk[0] in ("in", "tma"):
             arr = inputs.leaves[lk[1]].array
             if lk[1] in replaced:
                 arr = jnp.full(arr.shape, replaced[lk[1]], arr.dtype)
             arg_of_operand[lk[1]] = len(args_list)
-            args_list.append(arr)
+            args_list.append(arr if lk[0] == "in" else TensorDescriptor(arr, *lk[2:5], padding=lk[5],
+                                                                         round_f32_to_tf32=lk[6]))
         elif lk[0] == "null":
             args_list.append(None)
         else:

@@ -1,0 +1,728 @@
+/* cudadouble.c: a test double of libcuda, for testing drivers/cuda's tensor
+ * maps and the XLA handler's CUDA path without an NVIDIA GPU. The driver is
+ * pointed at it through [driver.cuda] library.
+ *
+ * It exports the Driver API functions the driver resolves, defined with
+ * cuda.h's own prototypes (and so under the names cuda.h maps them to,
+ * cuMemAlloc_v2 ...), and behaves as the API documents them where the tests
+ * look: one device, a current context per thread, device memory that is host
+ * memory, modules that load any image, launches that run nothing but record
+ * their configuration and parameters. cuTensorMapEncodeTiled checks every
+ * requirement cuda.h documents and records what it received; a call that
+ * breaks one returns CUDA_ERROR_INVALID_VALUE and is recorded as a violation
+ * (the driver must never make one: it checks first). A successful call writes
+ * its arguments into the map (struct cudadouble_tmap_bytes), so a test can
+ * recognise the map in a launch's parameters.
+ *
+ * Configuration, from the environment:
+ *   TRDTEST_CUDA_CC    compute capability of the device (default 90)
+ *   TRDTEST_CUDA_FAIL  FUNCTION=CODE[,...]: that function returns CODE and
+ *                      does nothing else.
+ *
+ * Built twice: cudadouble exports cuTensorMapEncodeTiled, cudadouble_notma
+ * (CUDADOUBLE_NO_TMA) does not, as libcuda before CUDA 12. */
+#include <cuda.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/cuda/cudadouble.h"
+
+/* Everything defined here is the library's interface (the build hides symbols by default). */
+#pragma GCC visibility push(default)
+
+#define CD_EXPORT __attribute__((visibility("default")))
+#define CD_MAX_CALLS 96
+#define CD_MAX_TMAPS 256
+#define CD_MAX_LAUNCHES 64
+#define CD_MAX_VIOLATIONS 32
+
+static struct {
+    pthread_mutex_t lock;
+    struct {
+        char name[48];
+        unsigned count;
+    } calls[CD_MAX_CALLS];
+    unsigned ncalls;
+    struct cudadouble_tmap tmaps[CD_MAX_TMAPS];
+    unsigned ntmaps;
+    struct cudadouble_launch launches[CD_MAX_LAUNCHES];
+    unsigned nlaunches;
+    unsigned nsizes;
+    unsigned sizes[CUDADOUBLE_MAX_PARAMS];
+    char violations[CD_MAX_VIOLATIONS][256];
+    unsigned nviolations;
+} cd = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static int primary_ctx;             /* the primary context's identity */
+static _Thread_local CUcontext current;
+static _Thread_local CUcontext stack[8];
+static _Thread_local int depth;
+
+/* Counts the call; returns the code TRDTEST_CUDA_FAIL injects for it, or CUDA_SUCCESS. */
+static CUresult enter(const char *fn)
+{
+    pthread_mutex_lock(&cd.lock);
+    unsigned i;
+    for (i = 0; i < cd.ncalls && strcmp(cd.calls[i].name, fn) != 0; i++)
+        ;
+    if (i == cd.ncalls && cd.ncalls < CD_MAX_CALLS) {
+        snprintf(cd.calls[i].name, sizeof cd.calls[0].name, "%s", fn);
+        cd.calls[cd.ncalls++].count = 0;
+    }
+    if (i < cd.ncalls)
+        cd.calls[i].count++;
+    pthread_mutex_unlock(&cd.lock);
+    const char *f = getenv("TRDTEST_CUDA_FAIL");
+    size_t n = strlen(fn);
+    while (f && *f) {
+        if (strncmp(f, fn, n) == 0 && f[n] == '=')
+            return (CUresult)atoi(f + n + 1);
+        f = strchr(f, ',');
+        if (f)
+            f++;
+    }
+    return CUDA_SUCCESS;
+}
+
+#define ENTER(fn)                                                                                    \
+    do {                                                                                             \
+        CUresult injected_ = enter(fn);                                                              \
+        if (injected_ != CUDA_SUCCESS)                                                               \
+            return injected_;                                                                        \
+    } while (0)
+
+static void violation(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static void violation(const char *fmt, ...)
+{
+    pthread_mutex_lock(&cd.lock);
+    if (cd.nviolations < CD_MAX_VIOLATIONS) {
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(cd.violations[cd.nviolations++], sizeof cd.violations[0], fmt, ap);
+        va_end(ap);
+    }
+    pthread_mutex_unlock(&cd.lock);
+}
+
+static int compute_capability(void)
+{
+    const char *cc = getenv("TRDTEST_CUDA_CC");
+    return cc && *cc ? atoi(cc) : 90;
+}
+
+/* ------------------------------------------------------------ test hooks */
+
+/* Declared here, with the typedefs of cudadouble.h that the tests resolve them by. */
+CD_EXPORT cudadouble_reset_fn cudadouble_reset;
+CD_EXPORT cudadouble_calls_fn cudadouble_calls;
+CD_EXPORT cudadouble_tmap_count_fn cudadouble_tmap_count;
+CD_EXPORT cudadouble_tmap_get_fn cudadouble_tmap_get;
+CD_EXPORT cudadouble_param_sizes_fn cudadouble_param_sizes;
+CD_EXPORT cudadouble_launch_count_fn cudadouble_launch_count;
+CD_EXPORT cudadouble_launch_get_fn cudadouble_launch_get;
+CD_EXPORT cudadouble_violation_count_fn cudadouble_violation_count;
+CD_EXPORT cudadouble_violation_fn cudadouble_violation;
+
+CD_EXPORT void cudadouble_reset(void)
+{
+    pthread_mutex_lock(&cd.lock);
+    cd.ncalls = cd.ntmaps = cd.nlaunches = cd.nviolations = cd.nsizes = 0;
+    pthread_mutex_unlock(&cd.lock);
+}
+
+CD_EXPORT unsigned cudadouble_calls(const char *function)
+{
+    unsigned n = 0;
+    pthread_mutex_lock(&cd.lock);
+    for (unsigned i = 0; i < cd.ncalls; i++)
+        if (!strcmp(cd.calls[i].name, function))
+            n = cd.calls[i].count;
+    pthread_mutex_unlock(&cd.lock);
+    return n;
+}
+
+CD_EXPORT unsigned cudadouble_tmap_count(void)
+{
+    return cd.ntmaps;
+}
+
+CD_EXPORT int cudadouble_tmap_get(unsigned index, struct cudadouble_tmap *out)
+{
+    pthread_mutex_lock(&cd.lock);
+    int ok = index < cd.ntmaps;
+    if (ok)
+        *out = cd.tmaps[index];
+    pthread_mutex_unlock(&cd.lock);
+    return ok;
+}
+
+CD_EXPORT void cudadouble_param_sizes(unsigned n, const unsigned *sizes)
+{
+    pthread_mutex_lock(&cd.lock);
+    cd.nsizes = n < CUDADOUBLE_MAX_PARAMS ? n : CUDADOUBLE_MAX_PARAMS;
+    memcpy(cd.sizes, sizes, cd.nsizes * sizeof *sizes);
+    pthread_mutex_unlock(&cd.lock);
+}
+
+CD_EXPORT unsigned cudadouble_launch_count(void)
+{
+    return cd.nlaunches;
+}
+
+CD_EXPORT int cudadouble_launch_get(unsigned index, struct cudadouble_launch *out)
+{
+    pthread_mutex_lock(&cd.lock);
+    int ok = index < cd.nlaunches;
+    if (ok)
+        *out = cd.launches[index];
+    pthread_mutex_unlock(&cd.lock);
+    return ok;
+}
+
+CD_EXPORT unsigned cudadouble_violation_count(void)
+{
+    return cd.nviolations;
+}
+
+CD_EXPORT const char *cudadouble_violation(unsigned index)
+{
+    return index < cd.nviolations ? cd.violations[index] : NULL;
+}
+
+/* ------------------------------------------------------ errors, devices */
+
+static const char *const error_names[][2] = {
+    {"0", "CUDA_SUCCESS"}, {"1", "CUDA_ERROR_INVALID_VALUE"}, {"2", "CUDA_ERROR_OUT_OF_MEMORY"},
+    {"3", "CUDA_ERROR_NOT_INITIALIZED"}, {"100", "CUDA_ERROR_NO_DEVICE"}, {"201", "CUDA_ERROR_INVALID_CONTEXT"},
+    {"400", "CUDA_ERROR_INVALID_HANDLE"}, {"801", "CUDA_ERROR_NOT_SUPPORTED"},
+};
+
+CUresult CUDAAPI cuGetErrorName(CUresult error, const char **pStr)
+{
+    char code[16];
+    snprintf(code, sizeof code, "%d", (int)error);
+    for (size_t i = 0; i < sizeof error_names / sizeof error_names[0]; i++)
+        if (!strcmp(error_names[i][0], code)) {
+            *pStr = error_names[i][1];
+            return CUDA_SUCCESS;
+        }
+    return CUDA_ERROR_INVALID_VALUE;
+}
+
+CUresult CUDAAPI cuGetErrorString(CUresult error, const char **pStr)
+{
+    *pStr = error == CUDA_ERROR_INVALID_VALUE ? "invalid argument" : "an error of the CUDA test double";
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuInit(unsigned int Flags)
+{
+    ENTER("cuInit");
+    return Flags ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuDriverGetVersion(int *driverVersion)
+{
+    ENTER("cuDriverGetVersion");
+    *driverVersion = CUDA_VERSION;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuDeviceGetCount(int *count)
+{
+    ENTER("cuDeviceGetCount");
+    *count = 1;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuDeviceGet(CUdevice *device, int ordinal)
+{
+    ENTER("cuDeviceGet");
+    if (ordinal != 0)
+        return CUDA_ERROR_INVALID_DEVICE;
+    *device = 0;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuDeviceGetName(char *name, int len, CUdevice dev)
+{
+    ENTER("cuDeviceGetName");
+    if (dev != 0 || len <= 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    snprintf(name, (size_t)len, "CUDA test double");
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuDeviceTotalMem(size_t *bytes, CUdevice dev)
+{
+    ENTER("cuDeviceTotalMem");
+    if (dev != 0)
+        return CUDA_ERROR_INVALID_DEVICE;
+    *bytes = (size_t)80 << 30;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
+{
+    ENTER("cuDeviceGetAttribute");
+    if (dev != 0)
+        return CUDA_ERROR_INVALID_DEVICE;
+    switch (attrib) {
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR: *pi = compute_capability() / 10; break;
+    case CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR: *pi = compute_capability() % 10; break;
+    case CU_DEVICE_ATTRIBUTE_WARP_SIZE: *pi = 32; break;
+    case CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT: *pi = 132; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_THREADS_PER_BLOCK: *pi = 1024; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK: *pi = 49152; break;
+    case CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN: *pi = 232448; break;
+    case CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH:
+    case CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH: *pi = 1; break;
+    default: *pi = 0; break;
+    }
+    return CUDA_SUCCESS;
+}
+
+/* ------------------------------------------------------------- contexts */
+
+CUresult CUDAAPI cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
+{
+    ENTER("cuDevicePrimaryCtxRetain");
+    if (dev != 0)
+        return CUDA_ERROR_INVALID_DEVICE;
+    *pctx = (CUcontext)&primary_ctx;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuDevicePrimaryCtxRelease(CUdevice dev)
+{
+    ENTER("cuDevicePrimaryCtxRelease");
+    return dev == 0 ? CUDA_SUCCESS : CUDA_ERROR_INVALID_DEVICE;
+}
+
+CUresult CUDAAPI cuCtxGetCurrent(CUcontext *pctx)
+{
+    ENTER("cuCtxGetCurrent");
+    *pctx = current;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuCtxPushCurrent(CUcontext ctx)
+{
+    ENTER("cuCtxPushCurrent");
+    if (ctx != (CUcontext)&primary_ctx || depth == (int)(sizeof stack / sizeof stack[0]))
+        return CUDA_ERROR_INVALID_CONTEXT;
+    stack[depth++] = current;
+    current = ctx;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuCtxPopCurrent(CUcontext *pctx)
+{
+    ENTER("cuCtxPopCurrent");
+    if (depth == 0)
+        return CUDA_ERROR_INVALID_CONTEXT;
+    if (pctx)
+        *pctx = current;
+    current = stack[--depth];
+    return CUDA_SUCCESS;
+}
+
+/* The calls below need a current context, as the real API does. */
+#define NEED_CONTEXT(fn)                                                                             \
+    do {                                                                                             \
+        ENTER(fn);                                                                                   \
+        if (current != (CUcontext)&primary_ctx)                                                      \
+            return CUDA_ERROR_INVALID_CONTEXT;                                                       \
+    } while (0)
+
+/* -------------------------------------------------------------- modules */
+
+struct cd_module {
+    int function;   /* the one function's identity */
+};
+
+CUresult CUDAAPI cuModuleLoadDataEx(CUmodule *module, const void *image, unsigned int numOptions,
+                                    CUjit_option *options, void **optionValues)
+{
+    NEED_CONTEXT("cuModuleLoadDataEx");
+    (void)numOptions;
+    (void)options;
+    (void)optionValues;
+    if (!image)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct cd_module *m = calloc(1, sizeof *m);
+    if (!m)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    *module = (CUmodule)m;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuModuleUnload(CUmodule hmod)
+{
+    ENTER("cuModuleUnload");
+    free(hmod);
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuModuleGetFunction(CUfunction *hfunc, CUmodule hmod, const char *name)
+{
+    NEED_CONTEXT("cuModuleGetFunction");
+    if (!hmod || !name || !*name)
+        return CUDA_ERROR_INVALID_VALUE;
+    *hfunc = (CUfunction) & ((struct cd_module *)hmod)->function;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuFuncGetAttribute(int *pi, CUfunction_attribute attrib, CUfunction hfunc)
+{
+    ENTER("cuFuncGetAttribute");
+    if (!hfunc)
+        return CUDA_ERROR_INVALID_HANDLE;
+    *pi = attrib == CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK ? 1024 : attrib == CU_FUNC_ATTRIBUTE_NUM_REGS ? 32 : 0;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuFuncSetAttribute(CUfunction hfunc, CUfunction_attribute attrib, int value)
+{
+    ENTER("cuFuncSetAttribute");
+    (void)attrib;
+    (void)value;
+    return hfunc ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+CUresult CUDAAPI cuFuncSetCacheConfig(CUfunction hfunc, CUfunc_cache config)
+{
+    ENTER("cuFuncSetCacheConfig");
+    (void)config;
+    return hfunc ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+CUresult CUDAAPI cuOccupancyMaxActiveBlocksPerMultiprocessor(int *numBlocks, CUfunction func, int blockSize,
+                                                             size_t dynamicSMemSize)
+{
+    ENTER("cuOccupancyMaxActiveBlocksPerMultiprocessor");
+    (void)blockSize;
+    (void)dynamicSMemSize;
+    if (!func)
+        return CUDA_ERROR_INVALID_HANDLE;
+    *numBlocks = 1;
+    return CUDA_SUCCESS;
+}
+
+/* The JIT linker: PTX is not compiled here. */
+CUresult CUDAAPI cuLinkCreate(unsigned int numOptions, CUjit_option *options, void **optionValues,
+                              CUlinkState *stateOut)
+{
+    ENTER("cuLinkCreate");
+    (void)numOptions;
+    (void)options;
+    (void)optionValues;
+    (void)stateOut;
+    return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult CUDAAPI cuLinkAddData(CUlinkState state, CUjitInputType type, void *data, size_t size, const char *name,
+                               unsigned int numOptions, CUjit_option *options, void **optionValues)
+{
+    (void)state, (void)type, (void)data, (void)size, (void)name, (void)numOptions, (void)options, (void)optionValues;
+    return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult CUDAAPI cuLinkComplete(CUlinkState state, void **cubinOut, size_t *sizeOut)
+{
+    (void)state, (void)cubinOut, (void)sizeOut;
+    return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+CUresult CUDAAPI cuLinkDestroy(CUlinkState state)
+{
+    (void)state;
+    return CUDA_ERROR_NOT_SUPPORTED;
+}
+
+/* ------------------------------------------------------------ launches */
+
+CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, void **kernelParams, void **extra)
+{
+    NEED_CONTEXT("cuLaunchKernelEx");
+    if (!config || !f || extra)
+        return CUDA_ERROR_INVALID_VALUE;
+    int missing = -1;
+    pthread_mutex_lock(&cd.lock);
+    if (cd.nlaunches < CD_MAX_LAUNCHES) {
+        struct cudadouble_launch *l = &cd.launches[cd.nlaunches++];
+        memset(l, 0, sizeof *l);
+        l->grid[0] = config->gridDimX, l->grid[1] = config->gridDimY, l->grid[2] = config->gridDimZ;
+        l->block[0] = config->blockDimX, l->block[1] = config->blockDimY, l->block[2] = config->blockDimZ;
+        l->shared = config->sharedMemBytes;
+        l->stream = config->hStream;
+        unsigned off = 0;
+        for (unsigned i = 0; i < cd.nsizes && kernelParams; i++) {
+            unsigned align = cd.sizes[i] < 8 && cd.sizes[i] ? cd.sizes[i] : 8;
+            off = (off + align - 1) / align * align;
+            if (off + cd.sizes[i] > sizeof l->bytes)
+                break;
+            l->param_ptr[i] = (uintptr_t)kernelParams[i];
+            l->param_off[i] = off;
+            l->param_size[i] = cd.sizes[i];
+            if (kernelParams[i])
+                memcpy(l->bytes + off, kernelParams[i], cd.sizes[i]);
+            else
+                missing = i;
+            off += cd.sizes[i];
+            l->nparams = i + 1;
+        }
+    }
+    pthread_mutex_unlock(&cd.lock);
+    if (missing >= 0) {
+        violation("cuLaunchKernelEx: kernelParams[%d] is NULL", missing);
+        return CUDA_ERROR_INVALID_VALUE;
+    }
+    return CUDA_SUCCESS;
+}
+
+/* --------------------------------------------------------------- memory */
+
+CUresult CUDAAPI cuMemAlloc(CUdeviceptr *dptr, size_t bytesize)
+{
+    NEED_CONTEXT("cuMemAlloc");
+    if (bytesize == 0)
+        return CUDA_ERROR_INVALID_VALUE;
+    void *p = aligned_alloc(256, (bytesize + 255) / 256 * 256);
+    if (!p)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    *dptr = (CUdeviceptr)(uintptr_t)p;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemFree(CUdeviceptr dptr)
+{
+    NEED_CONTEXT("cuMemFree");
+    free((void *)(uintptr_t)dptr);
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemcpyHtoD(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
+{
+    NEED_CONTEXT("cuMemcpyHtoD");
+    memcpy((void *)(uintptr_t)dstDevice, srcHost, ByteCount);
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemcpyDtoH(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount)
+{
+    NEED_CONTEXT("cuMemcpyDtoH");
+    memcpy(dstHost, (const void *)(uintptr_t)srcDevice, ByteCount);
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemcpyDtoD(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount)
+{
+    NEED_CONTEXT("cuMemcpyDtoD");
+    memmove((void *)(uintptr_t)dstDevice, (const void *)(uintptr_t)srcDevice, ByteCount);
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemcpyHtoDAsync(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount, CUstream hStream)
+{
+    (void)hStream;
+    return cuMemcpyHtoD(dstDevice, srcHost, ByteCount);
+}
+
+CUresult CUDAAPI cuMemcpyDtoHAsync(void *dstHost, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
+{
+    (void)hStream;
+    return cuMemcpyDtoH(dstHost, srcDevice, ByteCount);
+}
+
+CUresult CUDAAPI cuMemcpyDtoDAsync(CUdeviceptr dstDevice, CUdeviceptr srcDevice, size_t ByteCount, CUstream hStream)
+{
+    (void)hStream;
+    return cuMemcpyDtoD(dstDevice, srcDevice, ByteCount);
+}
+
+CUresult CUDAAPI cuMemsetD8(CUdeviceptr dstDevice, unsigned char uc, size_t N)
+{
+    NEED_CONTEXT("cuMemsetD8");
+    memset((void *)(uintptr_t)dstDevice, uc, N);
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t N, CUstream hStream)
+{
+    (void)hStream;
+    return cuMemsetD8(dstDevice, uc, N);
+}
+
+/* ------------------------------------------------------ streams, events */
+
+/* Streams and events are opaque handles: a small allocation each. */
+static CUresult handle_new(void **out)
+{
+    void *h = calloc(1, 16);
+    if (!h)
+        return CUDA_ERROR_OUT_OF_MEMORY;
+    *out = h;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuStreamCreate(CUstream *phStream, unsigned int Flags)
+{
+    NEED_CONTEXT("cuStreamCreate");
+    (void)Flags;
+    return handle_new((void **)phStream);
+}
+
+CUresult CUDAAPI cuStreamDestroy(CUstream hStream)
+{
+    ENTER("cuStreamDestroy");
+    free(hStream);
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuStreamSynchronize(CUstream hStream)
+{
+    ENTER("cuStreamSynchronize");
+    (void)hStream;
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuEventCreate(CUevent *phEvent, unsigned int Flags)
+{
+    NEED_CONTEXT("cuEventCreate");
+    (void)Flags;
+    return handle_new((void **)phEvent);
+}
+
+CUresult CUDAAPI cuEventDestroy(CUevent hEvent)
+{
+    ENTER("cuEventDestroy");
+    free(hEvent);
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream)
+{
+    ENTER("cuEventRecord");
+    (void)hStream;
+    return hEvent ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
+{
+    ENTER("cuEventSynchronize");
+    return hEvent ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+}
+
+CUresult CUDAAPI cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUevent hEnd)
+{
+    ENTER("cuEventElapsedTime");
+    if (!hStart || !hEnd)
+        return CUDA_ERROR_INVALID_HANDLE;
+    *pMilliseconds = 0.0f;
+    return CUDA_SUCCESS;
+}
+
+/* ---------------------------------------------------------- tensor maps */
+
+#ifndef CUDADOUBLE_NO_TMA
+/* Bytes per element of each CUtensorMapDataType; 0 for the packed 4- and 6-bit types. */
+static const unsigned tmap_bytes[] = {1, 2, 4, 4, 8, 8, 2, 4, 8, 2, 4, 4, 4, 0, 0, 0};
+
+/* The first requirement cuda.h documents for cuTensorMapEncodeTiled that the call breaks, or NULL. */
+static const char *tmap_rule(const struct cudadouble_tmap *t)
+{
+    static _Thread_local char why[160];
+    if (t->map % 64)
+        return "tensorMap is not 64-byte aligned";
+    if (t->dtype < 0 || t->dtype > CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B)
+        return "tensorDataType is not a CUtensorMapDataType";
+    if (t->rank < 1 || t->rank > 5)
+        return "tensorRank is outside 1 .. 5";
+    int align16b = t->dtype == CU_TENSOR_MAP_DATA_TYPE_16U4_ALIGN16B || t->dtype == CU_TENSOR_MAP_DATA_TYPE_16U6_ALIGN16B;
+    if (t->address % (align16b || t->interleave == CU_TENSOR_MAP_INTERLEAVE_32B ? 32 : 16))
+        return "globalAddress is not aligned";
+    for (unsigned i = 0; i < t->rank; i++) {
+        if (t->dims[i] == 0 || t->dims[i] > (UINT64_C(1) << 32))
+            return "a globalDim is outside 1 .. 2^32";
+        if (t->box[i] == 0 || t->box[i] > 256)
+            return "a boxDim is outside 1 .. 256";
+        if (t->estrides[i] == 0 || t->estrides[i] > 8)
+            return "an elementStride is outside 1 .. 8";
+        if (i + 1 < t->rank && (t->strides[i] % (align16b ? 32 : 16) || t->strides[i] >= (UINT64_C(1) << 40)))
+            return "a globalStride is not a multiple of 16 (32) below 2^40";
+    }
+    if (t->interleave < 0 || t->interleave > CU_TENSOR_MAP_INTERLEAVE_32B || t->swizzle < 0 ||
+        t->swizzle > CU_TENSOR_MAP_SWIZZLE_128B_ATOM_64B || t->l2 < 0 || t->l2 > CU_TENSOR_MAP_L2_PROMOTION_L2_256B ||
+        t->oob < 0 || t->oob > CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA)
+        return "an enum is out of range";
+    if (t->interleave != CU_TENSOR_MAP_INTERLEAVE_NONE && t->rank < 3)
+        return "interleave needs tensorRank >= 3";
+    if (align16b && (t->dims[0] % 128 || t->box[0] != 128))
+        return "a 16-byte aligned packed type needs globalDim[0] a multiple of 128 and boxDim[0] 128";
+    unsigned bytes = tmap_bytes[t->dtype];
+    if (t->oob == CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA &&
+        (t->dtype < CU_TENSOR_MAP_DATA_TYPE_FLOAT16 || t->dtype > CU_TENSOR_MAP_DATA_TYPE_TFLOAT32_FTZ ||
+         t->dtype == CU_TENSOR_MAP_DATA_TYPE_UINT64 || t->dtype == CU_TENSOR_MAP_DATA_TYPE_INT64))
+        return "NaN fill with a type that is not floating point";
+    if (t->interleave == CU_TENSOR_MAP_INTERLEAVE_NONE && bytes) {
+        uint64_t row = (uint64_t)t->box[0] * bytes;
+        static const uint64_t span[] = {0, 32, 64, 128, 128, 128, 128};
+        if (row % 16)
+            return "boxDim[0] * element size is not a multiple of 16";
+        if (t->swizzle != CU_TENSOR_MAP_SWIZZLE_NONE && row > span[t->swizzle]) {
+            snprintf(why, sizeof why, "the inner box (%llu bytes) is wider than swizzle %d allows",
+                     (unsigned long long)row, t->swizzle);
+            return why;
+        }
+    }
+    return NULL;
+}
+
+CUresult CUDAAPI cuTensorMapEncodeTiled(CUtensorMap *tensorMap, CUtensorMapDataType tensorDataType,
+                                        cuuint32_t tensorRank, void *globalAddress, const cuuint64_t *globalDim,
+                                        const cuuint64_t *globalStrides, const cuuint32_t *boxDim,
+                                        const cuuint32_t *elementStrides, CUtensorMapInterleave interleave,
+                                        CUtensorMapSwizzle swizzle, CUtensorMapL2promotion l2Promotion,
+                                        CUtensorMapFloatOOBfill oobFill)
+{
+    NEED_CONTEXT("cuTensorMapEncodeTiled");
+    if (!tensorMap || !globalDim || !boxDim || !elementStrides || (tensorRank > 1 && !globalStrides))
+        return CUDA_ERROR_INVALID_VALUE;
+    struct cudadouble_tmap t = {.map = (uintptr_t)tensorMap, .dtype = (int)tensorDataType, .rank = tensorRank,
+                                .address = (uintptr_t)globalAddress, .interleave = (int)interleave,
+                                .swizzle = (int)swizzle, .l2 = (int)l2Promotion, .oob = (int)oobFill};
+    for (unsigned i = 0; i < tensorRank && i < 5; i++) {
+        t.dims[i] = globalDim[i];
+        t.box[i] = boxDim[i];
+        t.estrides[i] = elementStrides[i];
+        if (i + 1 < tensorRank)
+            t.strides[i] = globalStrides[i];
+    }
+    const char *why = tmap_rule(&t);
+    t.result = why ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
+    if (why)
+        violation("cuTensorMapEncodeTiled: %s", why);
+    pthread_mutex_lock(&cd.lock);
+    if (cd.ntmaps < CD_MAX_TMAPS)
+        cd.tmaps[cd.ntmaps++] = t;
+    pthread_mutex_unlock(&cd.lock);
+    if (why)
+        return CUDA_ERROR_INVALID_VALUE;
+    struct cudadouble_tmap_bytes b = {.magic = CUDADOUBLE_TMAP_MAGIC, .address = t.address, .dtype = (uint8_t)t.dtype,
+                                      .rank = (uint8_t)t.rank, .swizzle = (uint8_t)t.swizzle, .oob = (uint8_t)t.oob,
+                                      .l2 = (uint8_t)t.l2, .interleave = (uint8_t)t.interleave};
+    memcpy(b.dims, t.dims, sizeof b.dims);
+    memcpy(b.strides, t.strides, sizeof b.strides);
+    memcpy(b.box, t.box, sizeof b.box);
+    _Static_assert(sizeof b <= sizeof(CUtensorMap), "the map holds the record");
+    memset(tensorMap, 0, sizeof *tensorMap);
+    memcpy(tensorMap, &b, sizeof b);
+    return CUDA_SUCCESS;
+}
+#endif
+
+#pragma GCC visibility pop

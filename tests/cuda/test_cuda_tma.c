@@ -1,0 +1,812 @@
+/* test_cuda_tma.c: tensor maps (TMA) on the CUDA path without a GPU, against
+ * cudadouble (a test double of libcuda that checks and records what it gets).
+ *
+ * The driver's tensor_map_encode: the arguments cuTensorMapEncodeTiled
+ * receives (dimensions reversed, strides in bytes with the innermost one
+ * dropped, box reversed, element strides 1, swizzle, L2 promotion, NaN fill),
+ * the map copied out, every invalid descriptor refused before CUDA with a
+ * message naming the argument, CUDA's own failure, a device without TMA and a
+ * libcuda without the function.
+ *
+ * With the XLA handlers built: trident_kernel_call on the CUDA platform through
+ * a hand-made XLA call frame, with a kind-4 parameter: the launch's parameter
+ * is the map encoded from that execution's buffer (a new buffer, a new map),
+ * 64-byte aligned, with the scalars after it; the attribute's errors at
+ * INSTANTIATE and the buffers' at the first EXECUTE. */
+#include <dlfcn.h>
+#include <trident/driver.h>
+
+#include "tests/cuda/cudadouble.h"
+#include "tests/testutil.h"
+
+#ifdef TRDTEST_XLA
+#include <trident/xla.h>
+#include <xla/ffi/api/c_api.h>
+#endif
+
+static const char *double_lib(const char *name)
+{
+    return tu_path("%s/tests/cuda/.libs/%s.so", tu_builddir(), name);
+}
+
+static struct {
+    void *dl;
+    cudadouble_reset_fn *reset;
+    cudadouble_calls_fn *calls;
+    cudadouble_tmap_count_fn *tmap_count;
+    cudadouble_tmap_get_fn *tmap_get;
+    cudadouble_param_sizes_fn *param_sizes;
+    cudadouble_launch_count_fn *launch_count;
+    cudadouble_launch_get_fn *launch_get;
+    cudadouble_violation_count_fn *violation_count;
+    cudadouble_violation_fn *violation;
+} dbl;
+
+static void *sym(const char *name)
+{
+    void *p = dlsym(dbl.dl, name);
+    ck_assert_msg(p != NULL, "the CUDA double exports no %s", name);
+    return p;
+}
+
+static void double_open(const char *name)
+{
+    dbl.dl = dlopen(double_lib(name), RTLD_NOW | RTLD_LOCAL);
+    ck_assert_msg(dbl.dl != NULL, "dlopen %s: %s", double_lib(name), dlerror());
+    *(void **)&dbl.reset = sym("cudadouble_reset");
+    *(void **)&dbl.calls = sym("cudadouble_calls");
+    *(void **)&dbl.tmap_count = sym("cudadouble_tmap_count");
+    *(void **)&dbl.tmap_get = sym("cudadouble_tmap_get");
+    *(void **)&dbl.param_sizes = sym("cudadouble_param_sizes");
+    *(void **)&dbl.launch_count = sym("cudadouble_launch_count");
+    *(void **)&dbl.launch_get = sym("cudadouble_launch_get");
+    *(void **)&dbl.violation_count = sym("cudadouble_violation_count");
+    *(void **)&dbl.violation = sym("cudadouble_violation");
+}
+
+/* No call broke a rule of the CUDA Driver API. */
+static void check_clean(void)
+{
+    unsigned n = dbl.violation_count();
+    ck_assert_msg(n == 0, "%u CUDA API violations, the first: %s", n, n ? dbl.violation(0) : "");
+}
+
+/* ------------------------------------------------ the driver's op, alone */
+
+static struct {
+    void *mod;
+    const trd_driver_ops_t *ops;
+    void *drv, *dev;
+} cuda;
+
+static const char *config_get(void *ctx, const char *key)
+{
+    return strcmp(key, "library") == 0 ? ctx : NULL;
+}
+
+/* The CUDA driver module on the double `name`, its device 0 opened. */
+static void driver_open(const char *name)
+{
+    double_open(name);
+    const char *path = tu_path("%s/drivers/cuda/.libs/trident_cuda.so", tu_builddir());
+    cuda.mod = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    ck_assert_msg(cuda.mod != NULL, "dlopen %s: %s", path, dlerror());
+    trd_driver_entry_fn entry;
+    *(void **)&entry = dlsym(cuda.mod, TRD_DRIVER_ENTRY_SYMBOL);
+    ck_assert_ptr_nonnull(entry);
+    cuda.ops = entry();
+    char note[256] = "";
+    char *lib = (char *)double_lib(name);
+    trd_driver_init_args_t a = {.struct_size = sizeof a, .abi_version = TRD_DRIVER_ABI_VERSION,
+                                .config_get = config_get, .config_ctx = lib, .note = note, .note_cap = sizeof note};
+    TU_OK(cuda.ops->init(&a, &cuda.drv));
+    TU_OK(cuda.ops->device_open(cuda.drv, 0, &cuda.dev));
+    ck_assert_ptr_nonnull(cuda.ops->tensor_map_encode);
+    ck_assert_uint_ge(cuda.ops->struct_size, offsetof(trd_driver_ops_t, tensor_map_encode) + sizeof(void *));
+    dbl.reset();
+}
+
+static void driver_close(void)
+{
+    if (cuda.dev)
+        cuda.ops->device_close(cuda.dev);
+    if (cuda.drv)
+        cuda.ops->fini(cuda.drv);
+    if (cuda.mod)
+        dlclose(cuda.mod);
+    if (dbl.dl)
+        dlclose(dbl.dl);
+    memset(&cuda, 0, sizeof cuda);
+    memset(&dbl, 0, sizeof dbl);
+    unsetenv("TRDTEST_CUDA_FAIL");
+    unsetenv("TRDTEST_CUDA_CC");
+}
+
+static void setup(void)
+{
+    unsetenv("TRDTEST_CUDA_FAIL");
+    unsetenv("TRDTEST_CUDA_CC");
+}
+
+static _Alignas(256) unsigned char memory[1 << 16]; /* the "device" address the maps describe */
+
+/* A 100 x 72 fp16 tensor with rows 80 elements (160 bytes) apart, read in 32 x 64 blocks, 128-byte swizzle. */
+static trd_tensor_map_desc_t desc_2d(void)
+{
+    trd_tensor_map_desc_t d = {.struct_size = sizeof d, .rank = 2, .elem_type = 6, .elem_size = 2, .base = memory,
+                               .shape = {100, 72}, .strides = {80, 1}, .box = {32, 64}, .swizzle = 3,
+                               .l2_promotion = 2, .label = "kernel 'k' argument 3 'a_desc'"};
+    return d;
+}
+
+/* What cuTensorMapEncodeTiled must receive for desc_2d() at `address`: innermost first, the row stride in bytes
+ * (the innermost implied), the box reversed, element strides 1, no interleave, the swizzle, L2 and fill given. */
+static void check_2d(const struct cudadouble_tmap *t, const void *address)
+{
+    ck_assert_int_eq(t->dtype, 6); /* CU_TENSOR_MAP_DATA_TYPE_FLOAT16 */
+    ck_assert_uint_eq(t->rank, 2);
+    ck_assert_ptr_eq((void *)t->address, address);
+    ck_assert_uint_eq(t->dims[0], 72);
+    ck_assert_uint_eq(t->dims[1], 100);
+    ck_assert_uint_eq(t->strides[0], 160);
+    ck_assert_uint_eq(t->box[0], 64);
+    ck_assert_uint_eq(t->box[1], 32);
+    ck_assert_int_eq(t->interleave, 0);
+    ck_assert_int_eq(t->swizzle, 3);
+    ck_assert_int_eq(t->l2, 2);
+    ck_assert_int_eq(t->oob, 0);
+}
+
+/* The call a map the double wrote records. */
+static struct cudadouble_tmap tmap_of(const void *bytes)
+{
+    struct cudadouble_tmap_bytes b;
+    memcpy(&b, bytes, sizeof b);
+    ck_assert(b.magic == CUDADOUBLE_TMAP_MAGIC);
+    struct cudadouble_tmap t = {.dtype = b.dtype, .rank = b.rank, .address = (uintptr_t)b.address,
+                                .interleave = b.interleave, .swizzle = b.swizzle, .l2 = b.l2, .oob = b.oob};
+    memcpy(t.dims, b.dims, sizeof b.dims);
+    memcpy(t.strides, b.strides, sizeof b.strides);
+    memcpy(t.box, b.box, sizeof b.box);
+    return t;
+}
+
+static struct cudadouble_tmap last_tmap(void)
+{
+    struct cudadouble_tmap t;
+    ck_assert_uint_gt(dbl.tmap_count(), 0);
+    ck_assert(dbl.tmap_get(dbl.tmap_count() - 1, &t));
+    return t;
+}
+
+START_TEST(encode_2d_reverses_dims_and_strides_in_bytes)
+{
+    driver_open("cudadouble");
+    trd_tensor_map_desc_t d = desc_2d();
+    _Alignas(64) unsigned char out[TRD_TENSOR_MAP_BYTES];
+    memset(out, 0xee, sizeof out);
+    TU_OK(cuda.ops->tensor_map_encode(cuda.dev, &d, out));
+    ck_assert_uint_eq(dbl.calls("cuTensorMapEncodeTiled"), 1);
+    struct cudadouble_tmap t = last_tmap();
+    ck_assert_int_eq(t.result, 0);
+    check_2d(&t, memory);
+    ck_assert_uint_eq(t.estrides[0], 1);
+    ck_assert_uint_eq(t.estrides[1], 1);
+    ck_assert_uint_eq(t.map % 64, 0);
+    /* the map, as the double wrote it, is what the caller gets */
+    t = tmap_of(out);
+    check_2d(&t, memory);
+    for (size_t i = sizeof(struct cudadouble_tmap_bytes); i < sizeof out; i++)
+        ck_assert_uint_eq(out[i], 0);
+    check_clean();
+    driver_close();
+}
+END_TEST
+
+START_TEST(encode_ranks_1_3_5_and_nan_fill)
+{
+    driver_open("cudadouble");
+    _Alignas(64) unsigned char out[TRD_TENSOR_MAP_BYTES];
+    /* rank 5, fp32, padded strides, 8-element (32-byte) rows with the 32-byte swizzle */
+    trd_tensor_map_desc_t d = {.struct_size = sizeof d, .rank = 5, .elem_type = 7, .elem_size = 4, .base = memory,
+                               .shape = {3, 5, 7, 9, 16}, .strides = {5040, 1008, 144, 16, 1}, .box = {1, 2, 3, 4, 8},
+                               .swizzle = 1, .l2_promotion = 2};
+    TU_OK(cuda.ops->tensor_map_encode(cuda.dev, &d, out));
+    struct cudadouble_tmap t = last_tmap();
+    const uint64_t dims[] = {16, 9, 7, 5, 3}, strides[] = {64, 576, 4032, 20160};
+    const unsigned box[] = {8, 4, 3, 2, 1};
+    for (int i = 0; i < 5; i++) {
+        ck_assert_uint_eq(t.dims[i], dims[i]);
+        ck_assert_uint_eq(t.box[i], box[i]);
+        ck_assert_uint_eq(t.estrides[i], 1);
+        if (i < 4)
+            ck_assert_uint_eq(t.strides[i], strides[i]);
+    }
+    ck_assert_int_eq(t.swizzle, 1);
+    /* rank 3, bf16, NaN padding */
+    trd_tensor_map_desc_t d3 = {.struct_size = sizeof d3, .rank = 3, .elem_type = 9, .elem_size = 2, .base = memory,
+                                .shape = {4, 16, 64}, .strides = {1024, 64, 1}, .box = {2, 8, 64}, .swizzle = 3,
+                                .oob_fill = 1, .l2_promotion = 2};
+    TU_OK(cuda.ops->tensor_map_encode(cuda.dev, &d3, out));
+    t = last_tmap();
+    ck_assert_int_eq(t.dtype, 9);
+    ck_assert_int_eq(t.oob, 1); /* CU_TENSOR_MAP_FLOAT_OOB_FILL_NAN_REQUEST_ZERO_FMA */
+    ck_assert_uint_eq(t.dims[0], 64);
+    ck_assert_uint_eq(t.dims[2], 4);
+    ck_assert_uint_eq(t.strides[0], 128);
+    ck_assert_uint_eq(t.strides[1], 2048);
+    /* rank 1, bytes: no stride at all */
+    trd_tensor_map_desc_t d1 = {.struct_size = sizeof d1, .rank = 1, .elem_type = 0, .elem_size = 1, .base = memory,
+                                .shape = {1000}, .strides = {1}, .box = {256}, .l2_promotion = 2};
+    TU_OK(cuda.ops->tensor_map_encode(cuda.dev, &d1, out));
+    t = last_tmap();
+    ck_assert_uint_eq(t.rank, 1);
+    ck_assert_uint_eq(t.dims[0], 1000);
+    ck_assert_uint_eq(t.box[0], 256);
+    ck_assert_int_eq(t.swizzle, 0);
+    ck_assert_uint_eq(dbl.calls("cuTensorMapEncodeTiled"), 3);
+    check_clean();
+    driver_close();
+}
+END_TEST
+
+/* Every invalid descriptor is refused before CUDA sees it, naming what is wrong; out stays untouched. */
+START_TEST(invalid_descriptors_refused_first)
+{
+    driver_open("cudadouble");
+    static const struct {
+        const char *field;
+        long long value;
+        const char *needle;
+    } cases[] = {
+        {"rank", 0, "rank 0 is outside 1 .. 5"},
+        {"rank", 6, "rank 6 is outside 1 .. 5"},
+        {"elem_type", 16, "element type 16 is not a CUtensorMapDataType"},
+        {"elem_size", 4, "element size 4 bytes does not fit FLOAT16 (2 bytes)"},
+        {"base", 8, "is not 16-byte aligned"},
+        {"base", -1, "is not 16-byte aligned"},
+        {"shape1", 0, "shape[1] = 0 is outside 1 .. 2^32"},
+        {"shape0", (1ll << 32) + 1, "shape[0] = 4294967297 is outside 1 .. 2^32"},
+        {"box0", 0, "block[0] = 0 is outside 1 .. 256"},
+        {"box1", 257, "block[1] = 257 is outside 1 .. 256"},
+        {"stride1", 2, "the innermost stride (strides[1]) is 2"},
+        {"stride0", 36, "strides[0] is 72 bytes, not a multiple of 16"},
+        {"stride0", 0, "strides[0] = 0 elements is outside 1 .. 2^40 bytes"},
+        {"stride0", 1ll << 39, "strides[0] = 549755813888 elements is outside 1 .. 2^40 bytes"},
+        {"box1", 4, "the innermost block is 8 bytes, not a multiple of 16"},
+        {"swizzle", 1, "the innermost block is 128 bytes, more than the 32 bytes swizzle 1 spans"},
+        {"swizzle", 7, "swizzle 7 is not a CUtensorMapSwizzle"},
+        {"l2", 4, "L2 promotion 4 is not a CUtensorMapL2promotion"},
+        {"oob", 2, "out-of-bounds fill 2 is neither 0 (zero) nor 1 (NaN)"},
+        {"nan_u16", 1, "NaN padding needs a floating-point element type, not UINT16"},
+    };
+    _Alignas(64) unsigned char out[TRD_TENSOR_MAP_BYTES];
+    for (size_t i = 0; i < TU_LEN(cases); i++) {
+        trd_tensor_map_desc_t d = desc_2d();
+        const char *f = cases[i].field;
+        long long v = cases[i].value;
+        if (!strcmp(f, "rank"))
+            d.rank = (uint32_t)v;
+        else if (!strcmp(f, "elem_type"))
+            d.elem_type = (int32_t)v;
+        else if (!strcmp(f, "elem_size"))
+            d.elem_size = (uint32_t)v;
+        else if (!strcmp(f, "base"))
+            d.base = v < 0 ? NULL : memory + v;
+        else if (!strncmp(f, "shape", 5))
+            d.shape[f[5] - '0'] = (uint64_t)v;
+        else if (!strncmp(f, "box", 3))
+            d.box[f[3] - '0'] = (uint32_t)v;
+        else if (!strncmp(f, "stride", 6))
+            d.strides[f[6] - '0'] = (uint64_t)v;
+        else if (!strcmp(f, "swizzle"))
+            d.swizzle = (int32_t)v;
+        else if (!strcmp(f, "l2"))
+            d.l2_promotion = (int32_t)v;
+        else if (!strcmp(f, "oob"))
+            d.oob_fill = (int32_t)v;
+        else if (!strcmp(f, "nan_u16"))
+            d.elem_type = 1, d.oob_fill = 1;
+        memset(out, 0xee, sizeof out);
+        trd_status_t st = cuda.ops->tensor_map_encode(cuda.dev, &d, out);
+        ck_assert_msg(st == TRD_ERR_INVALID_ARGUMENT, "case %zu (%s = %lld): %s: %s", i, f, v, trd_status_name(st),
+                      trd_error_message());
+        ck_assert_msg(strstr(trd_error_message(), cases[i].needle), "case %zu: '%s' lacks '%s'", i,
+                      trd_error_message(), cases[i].needle);
+        ck_assert_msg(strstr(trd_error_message(), "kernel 'k' argument 3 'a_desc' (shape ["), "%s",
+                      trd_error_message());
+        for (size_t k = 0; k < sizeof out; k++)
+            ck_assert_uint_eq(out[k], 0xee);
+    }
+    /* the description names the whole descriptor */
+    trd_tensor_map_desc_t d = desc_2d();
+    d.strides[0] = 36;
+    ck_assert_int_ne(cuda.ops->tensor_map_encode(cuda.dev, &d, out), TRD_OK);
+    ck_assert_ptr_nonnull(strstr(trd_error_message(), "(shape [100, 72], strides [36, 1], block [32, 64], FLOAT16)"));
+    /* an older caller's smaller struct, NULL pointers */
+    d = desc_2d();
+    d.struct_size = 16;
+    TU_FAILS(cuda.ops->tensor_map_encode(cuda.dev, &d, out), TRD_ERR_VERSION, "struct_size is 16");
+    d = desc_2d();
+    TU_FAILS(cuda.ops->tensor_map_encode(cuda.dev, NULL, out), TRD_ERR_INVALID_ARGUMENT, "desc is NULL");
+    TU_FAILS(cuda.ops->tensor_map_encode(cuda.dev, &d, NULL), TRD_ERR_INVALID_ARGUMENT, "out is NULL");
+    ck_assert_uint_eq(dbl.calls("cuTensorMapEncodeTiled"), 0);
+    check_clean();
+    driver_close();
+}
+END_TEST
+
+START_TEST(cuda_failure_names_the_error_and_the_argument)
+{
+    driver_open("cudadouble");
+    setenv("TRDTEST_CUDA_FAIL", "cuTensorMapEncodeTiled=1", 1);
+    trd_tensor_map_desc_t d = desc_2d();
+    _Alignas(64) unsigned char out[TRD_TENSOR_MAP_BYTES];
+    memset(out, 0xee, sizeof out);
+    TU_FAILS(cuda.ops->tensor_map_encode(cuda.dev, &d, out), TRD_ERR_INVALID_ARGUMENT, "CUDA_ERROR_INVALID_VALUE");
+    ck_assert_ptr_nonnull(strstr(trd_error_message(),
+                                 "cuTensorMapEncodeTiled of kernel 'k' argument 3 'a_desc' (shape [100, 72], strides "
+                                 "[80, 1], block [32, 64], FLOAT16)"));
+    for (size_t k = 0; k < sizeof out; k++)
+        ck_assert_uint_eq(out[k], 0xee);
+    driver_close();
+}
+END_TEST
+
+START_TEST(no_tma_unit_or_no_function_is_unsupported)
+{
+    setenv("TRDTEST_CUDA_CC", "80", 1);
+    driver_open("cudadouble");
+    trd_tensor_map_desc_t d = desc_2d();
+    _Alignas(64) unsigned char out[TRD_TENSOR_MAP_BYTES];
+    TU_FAILS(cuda.ops->tensor_map_encode(cuda.dev, &d, out), TRD_ERR_UNSUPPORTED, "cuda:0 (sm80) has no TMA unit");
+    ck_assert_uint_eq(dbl.calls("cuTensorMapEncodeTiled"), 0);
+    driver_close();
+    /* a libcuda older than CUDA 12: the driver loads, the op says why it cannot */
+    driver_open("cudadouble_notma");
+    ck_assert_ptr_null(dlsym(dbl.dl, "cuTensorMapEncodeTiled"));
+    TU_FAILS(cuda.ops->tensor_map_encode(cuda.dev, &d, out), TRD_ERR_UNSUPPORTED, "lacks cuTensorMapEncodeTiled");
+    ck_assert_ptr_nonnull(strstr(trd_error_message(), "kernel 'k' argument 3 'a_desc'"));
+    driver_close();
+}
+END_TEST
+
+#ifdef TRDTEST_XLA
+/* ------------------------------------------- the XLA handler, CUDA path */
+
+/* A minimal XLA: the FFI API functions the handlers call, one execution context. */
+struct XLA_FFI_Error {
+    XLA_FFI_Error_Code code;
+    char message[4096];
+};
+
+struct XLA_FFI_ExecutionContext {
+    void *state;
+    void *stream;
+};
+
+static XLA_FFI_Error *fake_error_create(XLA_FFI_Error_Create_Args *a)
+{
+    XLA_FFI_Error *e = calloc(1, sizeof *e);
+    ck_assert_ptr_nonnull(e);
+    e->code = a->errc;
+    snprintf(e->message, sizeof e->message, "%s", a->message);
+    return e;
+}
+
+static void fake_error_destroy(XLA_FFI_Error_Destroy_Args *a)
+{
+    free(a->error);
+}
+
+static XLA_FFI_Error *fake_state_set(XLA_FFI_State_Set_Args *a)
+{
+    a->ctx->state = a->state;
+    return NULL;
+}
+
+static XLA_FFI_Error *fake_state_get(XLA_FFI_State_Get_Args *a)
+{
+    a->state = a->ctx->state;
+    return NULL;
+}
+
+static XLA_FFI_Error *fake_stream_get(XLA_FFI_Stream_Get_Args *a)
+{
+    a->stream = a->ctx->stream;
+    return NULL;
+}
+
+static XLA_FFI_Error *fake_ordinal_get(XLA_FFI_DeviceOrdinal_Get_Args *a)
+{
+    a->device_ordinal = 0;
+    return NULL;
+}
+
+static XLA_FFI_Api fake_api;
+
+/* The call: one fp16 operand read through a tensor map, one result, scalars around them. */
+#define SIG "in_tma:nvTmaDesc,in_dim0:i32,in_dim1:i32,in_dstride0:i64,in_dstride1:i64,out:*fp16,n:i32"
+
+struct call {
+    XLA_FFI_ExecutionContext ctx;
+    XLA_FFI_CallFrame frame;
+    /* attributes */
+    void *bundle;
+    uint64_t bundle_size;
+    XLA_FFI_ByteSpan names[10], kernel, scalars, options;
+    XLA_FFI_ByteSpan *name_ptrs[10];
+    XLA_FFI_AttrType types[10];
+    void *attrs[10];
+    int64_t grid[3], index[7], zero[1], scratch[2], tma[2 * TRD_XLA_TMA_FIELDS];
+    int32_t kinds[7], version;
+    XLA_FFI_Array grid_a, kinds_a, index_a, zero_a, scratch_a, tma_a;
+    XLA_FFI_Scalar version_s;
+    unsigned char scalar_bytes[64];
+    size_t ntma;
+    /* buffers */
+    int64_t in_dims[2], out_dims[1];
+    XLA_FFI_Buffer in, out;
+    void *args[1], *rets[1];
+    XLA_FFI_ArgType arg_types[1];
+    XLA_FFI_RetType ret_types[1];
+};
+
+static _Alignas(256) uint16_t in_a[100 * 80 + 64], in_b[100 * 80 + 64], out_buf[16];
+
+static char *read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "cannot open %s", path);
+    fseek(f, 0, SEEK_END);
+    long n = ftell(f);
+    fseek(f, 0, SEEK_SET);
+    char *data = malloc((size_t)n + 1);
+    ck_assert_ptr_nonnull(data);
+    ck_assert_uint_eq(fread(data, 1, (size_t)n, f), (size_t)n);
+    fclose(f);
+    data[n] = '\0';
+    *len = (size_t)n;
+    return data;
+}
+
+static void set_tma(struct call *c, int k, const int64_t *shape, const int64_t *strides, const int64_t *block,
+                    int64_t type, int64_t size, int64_t swizzle)
+{
+    int64_t *r = c->tma + k * TRD_XLA_TMA_FIELDS;
+    memset(r, 0, TRD_XLA_TMA_FIELDS * sizeof *r);
+    r[TRD_XLA_TMA_ELEM_TYPE] = type;
+    r[TRD_XLA_TMA_ELEM_SIZE] = size;
+    r[TRD_XLA_TMA_RANK] = 2;
+    r[TRD_XLA_TMA_SWIZZLE] = swizzle;
+    r[TRD_XLA_TMA_L2_PROMOTION] = 2;
+    for (int i = 0; i < 2; i++) {
+        r[TRD_XLA_TMA_SHAPE + i] = shape[i];
+        r[TRD_XLA_TMA_STRIDES + i] = strides[i];
+        r[TRD_XLA_TMA_BLOCK + i] = block[i];
+    }
+}
+
+static void add_attr(struct call *c, int i, const char *name, XLA_FFI_AttrType type, void *value)
+{
+    c->names[i] = (XLA_FFI_ByteSpan){name, strlen(name)};
+    c->name_ptrs[i] = &c->names[i];
+    c->types[i] = type;
+    c->attrs[i] = value;
+}
+
+/* Lays the attributes out as XLA does (sorted by name); ntma 0: no `tma` attribute. */
+static void call_frame(struct call *c)
+{
+    int n = 0;
+    c->grid_a = (XLA_FFI_Array){XLA_FFI_DataType_S64, 3, c->grid};
+    c->kinds_a = (XLA_FFI_Array){XLA_FFI_DataType_S32, 7, c->kinds};
+    c->index_a = (XLA_FFI_Array){XLA_FFI_DataType_S64, 7, c->index};
+    c->zero_a = (XLA_FFI_Array){XLA_FFI_DataType_S64, 0, c->zero};
+    c->scratch_a = (XLA_FFI_Array){XLA_FFI_DataType_S64, 2, c->scratch};
+    c->tma_a = (XLA_FFI_Array){XLA_FFI_DataType_S64, c->ntma, c->tma};
+    c->version_s = (XLA_FFI_Scalar){XLA_FFI_DataType_S32, &c->version};
+    c->kernel = (XLA_FFI_ByteSpan){c->bundle, (size_t)c->bundle_size};
+    c->scalars = (XLA_FFI_ByteSpan){(const char *)c->scalar_bytes, 4 + 4 + 8 + 8 + 4};
+    c->options = (XLA_FFI_ByteSpan){"", 0};
+    add_attr(c, n++, "arg_index", XLA_FFI_AttrType_ARRAY, &c->index_a);
+    add_attr(c, n++, "arg_kind", XLA_FFI_AttrType_ARRAY, &c->kinds_a);
+    add_attr(c, n++, "grid", XLA_FFI_AttrType_ARRAY, &c->grid_a);
+    add_attr(c, n++, "kernel", XLA_FFI_AttrType_STRING, &c->kernel);
+    add_attr(c, n++, "options", XLA_FFI_AttrType_STRING, &c->options);
+    add_attr(c, n++, "scalars", XLA_FFI_AttrType_STRING, &c->scalars);
+    add_attr(c, n++, "scratch", XLA_FFI_AttrType_ARRAY, &c->scratch_a);
+    if (c->ntma)
+        add_attr(c, n++, "tma", XLA_FFI_AttrType_ARRAY, &c->tma_a);
+    add_attr(c, n++, "version", XLA_FFI_AttrType_SCALAR, &c->version_s);
+    add_attr(c, n++, "zero", XLA_FFI_AttrType_ARRAY, &c->zero_a);
+    c->in = (XLA_FFI_Buffer){XLA_FFI_Buffer_STRUCT_SIZE, NULL, XLA_FFI_DataType_F16, in_a, 2, c->in_dims};
+    c->out = (XLA_FFI_Buffer){XLA_FFI_Buffer_STRUCT_SIZE, NULL, XLA_FFI_DataType_F16, out_buf, 1, c->out_dims};
+    c->args[0] = &c->in;
+    c->rets[0] = &c->out;
+    c->arg_types[0] = XLA_FFI_ArgType_BUFFER;
+    c->ret_types[0] = XLA_FFI_RetType_BUFFER;
+    c->frame = (XLA_FFI_CallFrame){
+        .struct_size = XLA_FFI_CallFrame_STRUCT_SIZE,
+        .api = &fake_api,
+        .ctx = &c->ctx,
+        .stage = XLA_FFI_ExecutionStage_INSTANTIATE,
+        .args = {XLA_FFI_Args_STRUCT_SIZE, NULL, 1, c->arg_types, c->args},
+        .rets = {XLA_FFI_Rets_STRUCT_SIZE, NULL, 1, c->ret_types, c->rets},
+        .attrs = {XLA_FFI_Attrs_STRUCT_SIZE, NULL, n, c->types, c->name_ptrs, c->attrs},
+    };
+}
+
+/* A valid call: a 100 x 72 fp16 tensor with rows 80 apart in 32 x 64 blocks. */
+static struct call *call_new(void)
+{
+    struct call *c = calloc(1, sizeof *c);
+    ck_assert_ptr_nonnull(c);
+    size_t clen, mlen;
+    char *cubin = read_file(tu_path("%s/add_kernel.cubin", tu_fixture("cuda", "add_fp32")), &clen);
+    char *meta = read_file(tu_path("%s/add_kernel.json", tu_fixture("cuda", "add_fp32")), &mlen);
+    trd_bundle_target_t t = {.struct_size = sizeof t, .format = TRD_FORMAT_CUBIN, .backend = "cuda", .arch = "sm90",
+                             .image = cubin, .image_size = clen, .metadata = meta};
+    TU_OK(trd_bundle_write("add_kernel", SIG, &t, 1, &c->bundle, &c->bundle_size));
+    free(cubin);
+    free(meta);
+    c->grid[0] = 2, c->grid[1] = 3, c->grid[2] = 1;
+    const int32_t kinds[] = {4, 2, 2, 2, 2, 1, 2};
+    memcpy(c->kinds, kinds, sizeof kinds);
+    c->scratch[0] = c->scratch[1] = -1;
+    c->version = TRD_XLA_CALL_VERSION;
+    int32_t d0 = 100, d1 = 72, n = 7200;
+    int64_t s0 = 80, s1 = 1;
+    memcpy(c->scalar_bytes, &d0, 4);
+    memcpy(c->scalar_bytes + 4, &d1, 4);
+    memcpy(c->scalar_bytes + 8, &s0, 8);
+    memcpy(c->scalar_bytes + 16, &s1, 8);
+    memcpy(c->scalar_bytes + 24, &n, 4);
+    set_tma(c, 0, (int64_t[]){100, 72}, (int64_t[]){80, 1}, (int64_t[]){32, 64}, 6, 2, 3);
+    c->ntma = TRD_XLA_TMA_FIELDS;
+    c->in_dims[0] = 100, c->in_dims[1] = 80;
+    c->out_dims[0] = 16;
+    c->ctx.stream = (void *)(uintptr_t)0x5700;
+    call_frame(c);
+    return c;
+}
+
+static void call_free(struct call *c)
+{
+    if (c->ctx.state)
+        ((XLA_FFI_TypeInfo *)trd_xla_type_info())->deleter(c->ctx.state);
+    trd_free(c->bundle);
+    free(c);
+}
+
+/* NULL, or the error's message (freed by the next call). */
+static const char *result(XLA_FFI_Error *e)
+{
+    static char msg[4096];
+    if (!e)
+        return NULL;
+    snprintf(msg, sizeof msg, "%s", e->message);
+    free(e);
+    return msg;
+}
+
+static const char *instantiate(struct call *c)
+{
+    call_frame(c);
+    return result(trd_xla_cuda_instantiate(&c->frame));
+}
+
+static const char *execute(struct call *c)
+{
+    c->frame.stage = XLA_FFI_ExecutionStage_EXECUTE;
+    return result(trd_xla_cuda_execute(&c->frame));
+}
+
+static void xla_setup(void)
+{
+    setup();
+    fake_api = (XLA_FFI_Api){.struct_size = XLA_FFI_Api_STRUCT_SIZE,
+                             .XLA_FFI_Error_Create = fake_error_create,
+                             .XLA_FFI_Error_Destroy = fake_error_destroy,
+                             .XLA_FFI_State_Set = fake_state_set,
+                             .XLA_FFI_State_Get = fake_state_get,
+                             .XLA_FFI_Stream_Get = fake_stream_get,
+                             .XLA_FFI_DeviceOrdinal_Get = fake_ordinal_get};
+    double_open("cudadouble");
+    dbl.reset();
+    /* the parameters' sizes, then Triton's two scratch pointers */
+    const unsigned sizes[] = {128, 4, 4, 8, 8, 8, 4, 8, 8};
+    dbl.param_sizes(TU_LEN(sizes), sizes);
+}
+
+static void xla_teardown(void)
+{
+    dlclose(dbl.dl);
+    memset(&dbl, 0, sizeof dbl);
+    setup();
+}
+
+/* The map a launch's parameter 0 holds. */
+static struct cudadouble_tmap map_of(const struct cudadouble_launch *l)
+{
+    ck_assert_uint_eq(l->param_size[0], 128);
+    return tmap_of(l->bytes + l->param_off[0]);
+}
+
+START_TEST(xla_launch_encodes_the_map_per_execution)
+{
+    struct call *c = call_new();
+    const char *e = instantiate(c);
+    ck_assert_msg(e == NULL, "%s", e);
+    e = execute(c);
+    ck_assert_msg(e == NULL, "%s", e);
+    ck_assert_uint_eq(dbl.launch_count(), 1);
+    struct cudadouble_launch l;
+    ck_assert(dbl.launch_get(0, &l));
+    ck_assert_uint_eq(l.nparams, 9);
+    ck_assert_uint_eq(l.grid[0], 2);
+    ck_assert_uint_eq(l.grid[1], 3);
+    ck_assert_ptr_eq(l.stream, c->ctx.stream);
+    ck_assert_uint_eq(l.param_ptr[0] % 64, 0);
+    struct cudadouble_tmap t = map_of(&l);
+    check_2d(&t, in_a);
+    /* the shape and strides after it, the result's address, n */
+    int32_t i32;
+    int64_t i64;
+    void *p;
+    memcpy(&i32, l.bytes + l.param_off[1], 4);
+    ck_assert_int_eq(i32, 100);
+    memcpy(&i32, l.bytes + l.param_off[2], 4);
+    ck_assert_int_eq(i32, 72);
+    memcpy(&i64, l.bytes + l.param_off[3], 8);
+    ck_assert_int_eq(i64, 80);
+    memcpy(&i64, l.bytes + l.param_off[4], 8);
+    ck_assert_int_eq(i64, 1);
+    memcpy(&p, l.bytes + l.param_off[5], 8);
+    ck_assert_ptr_eq(p, out_buf);
+    memcpy(&i32, l.bytes + l.param_off[6], 4);
+    ck_assert_int_eq(i32, 7200);
+    /* XLA gives another buffer to the next execution: the map follows it */
+    c->in.data = in_b;
+    e = execute(c);
+    ck_assert_msg(e == NULL, "%s", e);
+    ck_assert_uint_eq(dbl.launch_count(), 2);
+    ck_assert(dbl.launch_get(1, &l));
+    t = map_of(&l);
+    check_2d(&t, in_b);
+    ck_assert_uint_eq(dbl.calls("cuTensorMapEncodeTiled"), 2);
+    check_clean();
+    call_free(c);
+}
+END_TEST
+
+/* The attribute's errors, at INSTANTIATE, name the kernel, the argument and the problem. */
+START_TEST(xla_instantiate_errors)
+{
+    static const struct {
+        int field;     /* a record field to set, or -1: kinds[param] = value; -2: no tma attribute; -3: two records */
+        int64_t value;
+        const char *needle;
+    } cases[] = {
+        {-1, 0, "argument 0 'in_tma': it is a tensor map (nvTmaDesc): the call must pass kind 4"},
+        {-2, 0, "argument 0 'in_tma': the tma attribute has no record for it"},
+        {-3, 0, "the tma attribute has 48 values; its 1 tensor map parameters need 24"},
+        {TRD_XLA_TMA_STRIDES, 36, "kernel 'add_kernel' argument 0 'in_tma': tensor map: strides[0] is 72 bytes, not a "
+                                  "multiple of 16"},
+        {TRD_XLA_TMA_STRIDES + 1, 2, "strides[1] = 2: the innermost dimension must be contiguous (1)"},
+        {TRD_XLA_TMA_ELEM_TYPE, 16, "element type 16 is not a CUtensorMapDataType"},
+        {TRD_XLA_TMA_ELEM_SIZE, 4, "element size 4 bytes does not fit element type 6 (2 bytes)"},
+        {TRD_XLA_TMA_RANK, 0, "rank 0 is outside 1 .. 5"},
+        {TRD_XLA_TMA_RANK, 1, "dimension 1 is beyond rank 1, yet its shape, stride or block is not 0"},
+        {TRD_XLA_TMA_BLOCK, 257, "block[0] = 257 is outside 1 .. 256"},
+        {TRD_XLA_TMA_SHAPE + 1, 0, "shape[1] = 0 is outside 1 .. 2^32"},
+        {TRD_XLA_TMA_SWIZZLE, 1, "the innermost block is 128 bytes, more than the 32 bytes swizzle 1 spans"},
+        {TRD_XLA_TMA_SWIZZLE, 9, "swizzle 9 is not a CUtensorMapSwizzle"},
+        {TRD_XLA_TMA_OOB_FILL, 3, "oob_fill 3 is neither 0 (zero) nor 1 (NaN)"},
+        {TRD_XLA_TMA_BASE, 2, "base 2 is neither 0 (an operand) nor 1 (a result)"},
+        {TRD_XLA_TMA_FP4_PADDED, 1, "fp4_padded needs element type 14"},
+        {TRD_XLA_TMA_L2_PROMOTION, 5, "L2 promotion 5 is not a CUtensorMapL2promotion"},
+        {TRD_XLA_TMA_RESERVED, 1, "field 23 is 1; this libtrident knows it as reserved (0)"},
+    };
+    for (size_t i = 0; i < TU_LEN(cases); i++) {
+        struct call *c = call_new();
+        if (cases[i].field == -1)
+            c->kinds[0] = (int32_t)cases[i].value;
+        else if (cases[i].field == -2)
+            c->ntma = 0;
+        else if (cases[i].field == -3)
+            memcpy(c->tma + TRD_XLA_TMA_FIELDS, c->tma, TRD_XLA_TMA_FIELDS * sizeof *c->tma), c->ntma *= 2;
+        else
+            c->tma[cases[i].field] = cases[i].value;
+        const char *e = instantiate(c);
+        ck_assert_msg(e && strstr(e, cases[i].needle), "case %zu: '%s' lacks '%s'", i, e ? e : "(no error)",
+                      cases[i].needle);
+        call_free(c);
+    }
+    /* kind 4 on a parameter that is not a tensor map */
+    struct call *c = call_new();
+    c->kinds[1] = 4;
+    const char *e = instantiate(c);
+    ck_assert_msg(e && strstr(e, "argument 1 'in_dim0': kind 4 (tensor map) is for nvTmaDesc parameters"), "%s",
+                  e ? e : "(no error)");
+    call_free(c);
+    /* not on CUDA */
+    c = call_new();
+    call_frame(c);
+    e = result(trd_xla_rocm_instantiate(&c->frame));
+    ck_assert_msg(e && strstr(e, "kernel 'add_kernel' argument 0 'in_tma': tensor maps (TMA) need the CUDA platform, "
+                                 "not rocm"),
+                  "%s", e ? e : "(no error)");
+    call_free(c);
+    ck_assert_uint_eq(dbl.calls("cuTensorMapEncodeTiled"), 0);
+}
+END_TEST
+
+/* The buffers' errors, at the first EXECUTE; the driver's at each. */
+START_TEST(xla_execute_errors)
+{
+    static const struct {
+        int what;
+        const char *needle;
+    } cases[] = {
+        {0, "argument 0 'in_tma': tensor map: its base, operand 0, is an array of float32 (4-byte elements); the map "
+            "has 2-byte elements"},
+        {1, "argument 0 'in_tma': tensor map: it reaches element 7991 of its base, operand 0, which has 4000 "
+            "elements"},
+        {2, "argument 0 'in_tma': tensor map: its base, operand 3, does not exist (the call has 1)"},
+        {3, "encoding a tensor map on cuda:0: kernel 'add_kernel' argument 0 'in_tma' (shape [100, 72], strides [80, "
+            "1], block [32, 64], FLOAT16): the base address"},
+    };
+    for (size_t i = 0; i < TU_LEN(cases); i++) {
+        struct call *c = call_new();
+        if (cases[i].what == 2)
+            c->index[0] = 3;
+        const char *e = instantiate(c);
+        ck_assert_msg(e == NULL, "%s", e);
+        if (cases[i].what == 0)
+            c->in.dtype = XLA_FFI_DataType_F32;
+        else if (cases[i].what == 1)
+            c->in_dims[0] = 50;
+        else if (cases[i].what == 3)
+            c->in.data = (char *)in_a + 8;
+        e = execute(c);
+        ck_assert_msg(e && strstr(e, cases[i].needle), "case %zu: '%s' lacks '%s'", i, e ? e : "(no error)",
+                      cases[i].needle);
+        call_free(c);
+    }
+    ck_assert_uint_eq(dbl.launch_count(), 0);
+    check_clean();
+}
+END_TEST
+#endif
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("cuda_tma");
+    TCase *t = tcase_create("driver");
+    tcase_add_checked_fixture(t, setup, driver_close);
+    tcase_add_test(t, encode_2d_reverses_dims_and_strides_in_bytes);
+    tcase_add_test(t, encode_ranks_1_3_5_and_nan_fill);
+    tcase_add_test(t, invalid_descriptors_refused_first);
+    tcase_add_test(t, cuda_failure_names_the_error_and_the_argument);
+    tcase_add_test(t, no_tma_unit_or_no_function_is_unsupported);
+    suite_add_tcase(s, t);
+#ifdef TRDTEST_XLA
+    TCase *x = tcase_create("xla");
+    tcase_add_checked_fixture(x, xla_setup, xla_teardown);
+    tcase_add_test(x, xla_launch_encodes_the_map_per_execution);
+    tcase_add_test(x, xla_instantiate_errors);
+    tcase_add_test(x, xla_execute_errors);
+    suite_add_tcase(s, x);
+#endif
+    return s;
+}
+
+int main(void)
+{
+#ifdef TRDTEST_XLA
+    /* the handlers use the process's shared runtime: its CUDA driver on the double */
+    setenv("TRIDENT_DRIVER_CUDA_LIBRARY", double_lib("cudadouble"), 1);
+#endif
+    return tu_run(suite());
+}
