@@ -42,7 +42,7 @@ def copy3d(in_desc, out_desc, BB: tl.constexpr, BM: tl.constexpr, BN: tl.constex
 
 
 @triton.jit
-def matmul_desc(a_desc, b_desc, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+def matmul_desc(a_desc, b_desc, M, N, K, c_ptr, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
     acc = tl.zeros((BM, BN), dtype=tl.float32)
