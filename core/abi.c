@@ -28,6 +28,8 @@ ABI_ASSERT(offsetof(trd_config_entry_t, origin) == 32);
 ABI_ASSERT(offsetof(trd_load_info_t, from_cache) == 28);
 ABI_ASSERT(offsetof(trd_driver_ops_t, init) == 32);
 ABI_ASSERT(offsetof(trd_driver_ops_t, event_elapsed) == 208);
+ABI_ASSERT(offsetof(trd_driver_ops_t, stream_capturing) == 216);
+ABI_ASSERT(sizeof(trd_driver_ops_t) == 224);
 ABI_ASSERT(offsetof(trd_driver_module_desc_t, metadata) == 128);
 ABI_ASSERT(sizeof(trd_host_program_t) == 48);
 #endif

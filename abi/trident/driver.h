@@ -141,9 +141,19 @@ typedef struct trd_driver_ops {
 
     trd_status_t (*event_create)(void *device, void **event);
     void (*event_destroy)(void *event);
+    /* stream NULL: the device's default stream; on the host, whose NULL-stream
+     * work runs synchronously, the event completes at once. */
     trd_status_t (*event_record)(void *event, void *stream);
     trd_status_t (*event_sync)(void *event);
     trd_status_t (*event_elapsed)(void *start, void *end, double *ms);
+
+    /* Optional ops, appended after version 1: the core uses one only when the
+     * table's struct_size covers it and it is not NULL. */
+
+    /* *capturing = 1 while the driver stream is being captured into a graph
+     * (its work then runs only when the graph is launched, so nothing may wait
+     * for it), else 0. NULL: the driver's streams are never captured. */
+    trd_status_t (*stream_capturing)(void *stream, int32_t *capturing);
 } trd_driver_ops_t;
 
 typedef const trd_driver_ops_t *(*trd_driver_entry_fn)(void);
