@@ -13,7 +13,7 @@
  * an XLA_FFI_CallFrame * and return an XLA_FFI_Error * (NULL on success); they
  * are declared with void * here so that this header needs no XLA header.
  *
- * The call's attributes (docs/xla.md describes them; version 1):
+ * The call's attributes (docs/xla.md describes them), version 1:
  *   kernel     string  a trident kernel bundle (every target the call may run on)
  *   grid       s64[3]  programs along x, y, z
  *   arg_kind   s32[n]  per kernel parameter: 0 operand, 1 result, 2 scalar, 3 null
@@ -23,6 +23,21 @@
  *   scratch    s64[2]  results holding the global and profile scratch (-1: none)
  *   options    string  load-stage backend options, JSON {"cuda": {"maxnreg": "64"}, ...}
  *   version    s32     1
+ *
+ * Version 2, an autotuned call: N candidate kernels launched with the same
+ * arguments (arg_kind, arg_index, scalars, scratch, options as above); the
+ * first execution on a device benchmarks them on the call's own buffers and
+ * keeps the fastest (in memory and in <cache_dir>/autotune/<key>-<arch>.json):
+ *   kernel          string    the N candidates' bundles, concatenated
+ *   kernel_offsets  s64[N+1]  candidate i is kernel[off[i] .. off[i+1])
+ *   grid            s64[3N]   candidate i's grid at 3i
+ *   zero            s64[]     the candidates' zeroed results, concatenated
+ *   zero_offsets    s64[N+1]  candidate i's are zero[off[i] .. off[i+1])
+ *   aliased         s64[]     operands the kernels write (aliased to a result):
+ *                             saved before the benchmark, restored after each candidate
+ *   autotune_key    string    names the choice ([A-Za-z0-9._-], at most 128)
+ *   cache_dir       string    where the choice is kept ("": this process's memory only)
+ *   version         s32       2
  */
 #ifndef TRIDENT_XLA_H
 #define TRIDENT_XLA_H
@@ -33,7 +48,8 @@
 extern "C" {
 #endif
 
-#define TRD_XLA_CALL_VERSION 1
+/* The newest attribute version this libtrident reads (it reads every older one). */
+#define TRD_XLA_CALL_VERSION 2
 #define TRD_XLA_TARGET "trident_kernel_call"
 
 /* The state type the handlers keep between INSTANTIATE and EXECUTE: an XLA_FFI_TypeId * per platform (each

@@ -174,7 +174,9 @@ def _raw_call(**attrs):
 
 def test_handler_errors():
     _raw_call()  # the hand-made call itself is fine
-    with pytest.raises(Exception, match="attribute version 2"):
+    with pytest.raises(Exception, match="attribute version 3"):
+        _raw_call(version=np.int32(3))
+    with pytest.raises(Exception, match="attribute 'kernel_offsets' is missing"):   # version 2: autotuned
         _raw_call(version=np.int32(2))
     with pytest.raises(Exception, match=r"kernel 'sum_diff_kernel' argument 1 'y'.*operand 5 does not exist"):
         _raw_call(arg_index=np.array([0, 5, 0, 0, 1], np.int64))
