@@ -309,6 +309,7 @@ struct call_spec {
     const char *dir;
     int32_t version;        /* 1 for one kernel without a key, else 2 */
     int32_t force_version;  /* instead, when set */
+    const char *options;    /* the options attribute; NULL: {} */
 };
 
 static void spec_attrs(struct call_spec *s, struct fx_attrs *a)
@@ -322,7 +323,8 @@ static void spec_attrs(struct call_spec *s, struct fx_attrs *a)
     fx_string(a, "scalars", s->scalars, s->slen);
     fx_ints(a, "zero", s->zero, s->nzero);
     fx_ints(a, "scratch", s->scratch, 2);
-    fx_string(a, "options", "{}", 2);
+    const char *opts = s->options ? s->options : "{}";
+    fx_string(a, "options", opts, strlen(opts));
     int tuned = s->k.n > 1 || s->key;
     s->version = s->force_version ? s->force_version : tuned ? 2 : 1;
     fx_int(a, "version", &s->version);
@@ -766,6 +768,14 @@ START_TEST(bad_attributes)
     a.arrays[1].size = 5; /* grid: 5 values for 2 candidates */
     FX_FAILS(fx_instantiate(&x, &a), "2 candidates need kernel_offsets and zero_offsets of 3 values and 3 grid "
                                      "values each (got 3, 3 and 5)");
+    s.options = "[{}]";
+    spec_attrs(&s, &a);
+    FX_FAILS(fx_instantiate(&x, &a), "attribute 'options' must be a JSON object, or an array of 2 objects");
+    s.options = "[{}, {\"host\": {\"grain\": 7}}]"; /* per candidate */
+    spec_attrs(&s, &a);
+    FX_OK(fx_instantiate(&x, &a));
+    fx_release(&x);
+    s.options = NULL;
     s.key = "../escape";
     spec_attrs(&s, &a);
     FX_FAILS(fx_instantiate(&x, &a), "attribute 'autotune_key' names a file");

@@ -37,6 +37,7 @@
  *                             saved before the benchmark, restored after each candidate
  *   autotune_key    string    names the choice ([A-Za-z0-9._-], at most 128)
  *   cache_dir       string    where the choice is kept ("": this process's memory only)
+ *   options         string    as in version 1, or a JSON array of one such object per candidate
  *   version         s32       2
  */
 #ifndef TRIDENT_XLA_H

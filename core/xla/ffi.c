@@ -288,8 +288,9 @@ struct call_args {
     size_t nparams;
     const char *scalars;
     size_t slen;
-    const char *opts;
+    const char *opts;   /* load-stage options: a JSON object, or (version 2) an array of one per candidate */
     size_t olen;
+    json_t *per_cand;   /* that array, parsed */
 };
 
 /* The launch parameters from the first candidate's signature, the scalars packed now from their bytes. */
@@ -373,7 +374,12 @@ static XLA_FFI_Error *cand_build(const XLA_FFI_Api *api, trd_runtime_t *rt, stru
                                  size_t nzero, const struct call_args *ca)
 {
     struct xla_cand *cand = &c->cands[i];
-    trd_status_t st = get_kernel(rt, bundle, len, ca->opts, ca->olen, c->platform, &cand->ck);
+    char *own = ca->per_cand ? json_dumps(json_array_get(ca->per_cand, i), JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    if (ca->per_cand && !own)
+        return xla_error(api, XLA_FFI_Error_Code_RESOURCE_EXHAUSTED, "trident: out of memory");
+    trd_status_t st = get_kernel(rt, bundle, len, own ? own : ca->opts, own ? strlen(own) : ca->olen, c->platform,
+                                 &cand->ck);
+    free(own);
     if (st != TRD_OK)
         return c->ncand > 1 ? xla_error(api, xla_errc(st), "trident_kernel_call: autotune candidate %u: %s", i,
                                         trd_error_message())
@@ -487,6 +493,21 @@ static XLA_FFI_Error *instantiate(XLA_FFI_CallFrame *f, int platform)
             goto out;
         }
     }
+    if (version >= 2 && ca.olen > 0 && ca.opts[0] == '[') {
+        json_error_t jerr;
+        ca.per_cand = json_loadb(ca.opts, ca.olen, 0, &jerr);
+        size_t k = 0;
+        while (json_is_array(ca.per_cand) && k < json_array_size(ca.per_cand) &&
+               json_is_object(json_array_get(ca.per_cand, k)))
+            k++;
+        if (!json_is_array(ca.per_cand) || k != ncand || json_array_size(ca.per_cand) != ncand) {
+            e = xla_error(api, XLA_FFI_Error_Code_INVALID_ARGUMENT,
+                          "trident_kernel_call: attribute 'options' must be a JSON object, or an array of %zu "
+                          "objects (one per candidate)%s%s",
+                          ncand, ca.per_cand ? "" : ": ", ca.per_cand ? "" : jerr.text);
+            goto out;
+        }
+    }
     trd_runtime_t *rt;
     trd_status_t st = trd_runtime_shared(&rt);
     if (st != TRD_OK) {
@@ -526,6 +547,7 @@ static XLA_FFI_Error *instantiate(XLA_FFI_CallFrame *f, int platform)
     if (e)
         call_delete(c);
 out:
+    json_decref(ca.per_cand);
     if (koff != one_kernel)
         free(koff);
     free(zoff);
