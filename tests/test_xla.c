@@ -766,8 +766,8 @@ START_TEST(bad_attributes)
     s.zoff[1] = 0;
     spec_attrs(&s, &a);
     a.arrays[1].size = 5; /* grid: 5 values for 2 candidates */
-    FX_FAILS(fx_instantiate(&x, &a), "2 candidates need kernel_offsets and zero_offsets of 3 values and 3 grid "
-                                     "values each (got 3, 3 and 5)");
+    FX_FAILS(fx_instantiate(&x, &a), "2 candidates need kernel_offsets and zero_offsets of 3 values (got 3 and 3), "
+                                     "grid needs 6 values (got 5)");
     s.options = "[{}]";
     spec_attrs(&s, &a);
     FX_FAILS(fx_instantiate(&x, &a), "attribute 'options' must be a JSON object, or an array of 2 objects");

@@ -53,20 +53,19 @@ static int key_char(char ch)
            ch == '-' || ch == '.';
 }
 
-/* The candidates' identity: their bundles, grids and zeroed results. */
-static void candidates_digest(const struct xla_call *c, const char *bundles, size_t len, uint8_t out[32])
+/* The candidates' identity: their bundles, load options, grids and zeroed results. 0 when out of memory. */
+static int candidates_digest(const struct xla_call *c, const char *bundles, size_t len, const char *opts,
+                             size_t olen, uint8_t out[32])
 {
     size_t nzero = 0;
     for (uint32_t i = 0; i < c->ncand; i++)
         nzero += c->cands[i].nzero;
-    size_t cap = 32 + (size_t)c->ncand * 4 * sizeof(int64_t) + nzero * sizeof(int64_t);
-    int64_t *buf = malloc(cap);
-    if (!buf) { /* only the bundles then: still exact about the code */
-        trd_sha256(bundles, len, out);
-        return;
-    }
+    int64_t *buf = malloc(64 + ((size_t)c->ncand * 4 + nzero) * sizeof(int64_t));
+    if (!buf)
+        return 0;
     trd_sha256(bundles, len, (uint8_t *)buf);
-    size_t n = 32 / sizeof(int64_t);
+    trd_sha256(opts, olen, (uint8_t *)buf + 32);
+    size_t n = 64 / sizeof(int64_t);
     for (uint32_t i = 0; i < c->ncand; i++) {
         const struct xla_cand *cand = &c->cands[i];
         for (int d = 0; d < 3; d++)
@@ -77,15 +76,17 @@ static void candidates_digest(const struct xla_call *c, const char *bundles, siz
     }
     trd_sha256(buf, n * sizeof(int64_t), out);
     free(buf);
+    return 1;
 }
 
 XLA_FFI_Error *xla_tune_create(const XLA_FFI_Api *api, struct xla_attrs *a, struct xla_call *c,
                                const char *bundles, size_t len)
 {
-    const char *key, *dir;
-    size_t klen, dlen, naliased;
+    const char *key, *dir, *opts;
+    size_t klen, dlen, olen, naliased;
     int64_t *aliased;
-    if (!xla_attr_string(a, "autotune_key", &key, &klen) || !xla_attr_string(a, "cache_dir", &dir, &dlen))
+    if (!xla_attr_string(a, "autotune_key", &key, &klen) || !xla_attr_string(a, "cache_dir", &dir, &dlen) ||
+        !xla_attr_string(a, "options", &opts, &olen))
         return xla_error(api, XLA_FFI_Error_Code_INVALID_ARGUMENT, "trident_kernel_call: %s", a->err);
     int key_ok = klen > 0 && klen <= TUNE_KEY_MAX && key[0] != '.';
     for (size_t i = 0; i < klen && key_ok; i++)
@@ -99,20 +100,24 @@ XLA_FFI_Error *xla_tune_create(const XLA_FFI_Api *api, struct xla_attrs *a, stru
                          "trident_kernel_call: attribute 'cache_dir' holds a NUL byte");
     if (!xla_attr_ints_new(a, "aliased", XLA_MAX_PARAMS, &aliased, &naliased))
         return xla_error(api, XLA_FFI_Error_Code_INVALID_ARGUMENT, "trident_kernel_call: %s", a->err);
-    for (size_t i = 0; i < naliased; i++)
-        for (size_t j = 0; j <= i; j++)
-            if (aliased[i] < 0 || (j < i && aliased[j] == aliased[i])) {
-                XLA_FFI_Error *e = xla_error(api, XLA_FFI_Error_Code_INVALID_ARGUMENT,
-                                             "trident_kernel_call: attribute 'aliased' names operand %lld %s",
-                                             (long long)aliased[i], aliased[i] < 0 ? "(negative)" : "twice");
-                free(aliased);
-                return e;
-            }
+    for (size_t i = 0; i < naliased; i++) {
+        const char *bad = aliased[i] < 0 ? "(negative)" : NULL;
+        for (size_t j = 0; j < i && !bad; j++)
+            if (aliased[j] == aliased[i])
+                bad = "twice";
+        if (bad) {
+            XLA_FFI_Error *e = xla_error(api, XLA_FFI_Error_Code_INVALID_ARGUMENT,
+                                         "trident_kernel_call: attribute 'aliased' names operand %lld %s",
+                                         (long long)aliased[i], bad);
+            free(aliased);
+            return e;
+        }
+    }
     struct xla_tune *t = calloc(1, sizeof *t);
     char *d = dlen ? trd_strndup(dir, dlen) : NULL;
-    if (!t || (dlen && !d)) {
-        free(t);
+    if (!t || (dlen && !d) || !candidates_digest(c, bundles, len, opts, olen, t->digest)) {
         free(d);
+        free(t);
         free(aliased);
         return xla_error(api, XLA_FFI_Error_Code_RESOURCE_EXHAUSTED, "trident: out of memory");
     }
@@ -120,7 +125,6 @@ XLA_FFI_Error *xla_tune_create(const XLA_FFI_Api *api, struct xla_attrs *a, stru
     t->dir = d;
     t->aliased = aliased;
     t->naliased = (uint32_t)naliased;
-    candidates_digest(c, bundles, len, t->digest);
     trd_hex(t->digest, 32, t->digest_hex);
     c->tune = t;
     return NULL;

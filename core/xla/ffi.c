@@ -462,11 +462,14 @@ static XLA_FFI_Error *instantiate(XLA_FFI_CallFrame *f, int platform)
         nzoff = 2;
     }
     if (ngrid != 3 * ncand || nscratch != 2 || nkinds != nindex || nzoff != nkoff) {
+        char cands[160] = "";
+        if (version >= 2)
+            snprintf(cands, sizeof cands, "%zu candidates need kernel_offsets and zero_offsets of %zu values (got %zu "
+                     "and %zu), ", ncand, ncand + 1, nkoff, nzoff);
         e = xla_error(api, XLA_FFI_Error_Code_INVALID_ARGUMENT,
-                      "trident_kernel_call: %zu candidates need kernel_offsets and zero_offsets of %zu values and 3 "
-                      "grid values each (got %zu, %zu and %zu), scratch 2 values (got %zu), arg_kind and arg_index one "
-                      "per parameter (got %zu and %zu)",
-                      ncand, ncand + 1, nkoff, nzoff, ngrid, nscratch, nkinds, nindex);
+                      "trident_kernel_call: %sgrid needs %zu values (got %zu), scratch 2 (got %zu), arg_kind and "
+                      "arg_index one per parameter (got %zu and %zu)",
+                      cands, 3 * ncand, ngrid, nscratch, nkinds, nindex);
         goto out;
     }
     const char *which = "kernel_offsets", *bad = bad_offsets(koff, ncand, blen);
