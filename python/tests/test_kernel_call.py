@@ -3,7 +3,6 @@ handlers. On CPU JAX the host driver runs the host twins of the kernels; on a
 CUDA GPU the same tests run the Triton sm90 images of the same bundles."""
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -103,10 +102,11 @@ def test_autotuned_kernel_call(fresh_cache):
                                       input_output_aliases={0: 0}, autotune_key="scale-twice"))
         out = jax.jit(f)(x) if jit else f(x)
         np.testing.assert_array_equal(np.asarray(out), np.asarray(x) * np.float32(2.5))   # once, not once a run
-    files = list((fresh_cache / "autotune").iterdir())
-    assert len(files) == 1 and files[0].name.startswith("scale-twice-")
-    entry = json.loads(files[0].read_text())
+    assert len(list((fresh_cache / "autotune").iterdir())) == 1
+    dev = next(d for d in trident.devices() if d["kind"] == ("gpu" if jax.default_backend() != "cpu" else "cpu"))
+    entry = tj.cache.load_choice("scale-twice", dev["arch"])   # as the handler wrote it
     assert entry["candidates"] == 2 and entry["choice"] == 1 and entry["times_ms"][0] > entry["times_ms"][1]
+    assert entry["device"] == dev["uri"]
     # per-kernel zeroed outputs, the default key (a digest of the call)
     acc = kernel("accumulate_kernel")
     shapes = (jax.ShapeDtypeStruct((1,), jnp.int64), jax.ShapeDtypeStruct((1,), jnp.int32))
