@@ -30,6 +30,8 @@ ABI_ASSERT(offsetof(trd_driver_ops_t, init) == 32);
 ABI_ASSERT(offsetof(trd_driver_ops_t, event_elapsed) == 208);
 ABI_ASSERT(offsetof(trd_driver_module_desc_t, metadata) == 128);
 ABI_ASSERT(offsetof(trd_driver_ops_t, tensor_map_encode) == 216);
+ABI_ASSERT(offsetof(trd_driver_ops_t, stream_capturing) == 224);
+ABI_ASSERT(sizeof(trd_driver_ops_t) == 232);
 ABI_ASSERT(offsetof(trd_tensor_map_desc_t, base) == 16);
 ABI_ASSERT(offsetof(trd_tensor_map_desc_t, shape) == 24);
 ABI_ASSERT(offsetof(trd_tensor_map_desc_t, strides) == 64);

@@ -1,7 +1,8 @@
 /* test_core.c: the core's pure parts: versions and status, thread-local
- * errors, struct sizes, signatures (text and Triton IR), Triton metadata,
- * bundles (round trip and corruption), Triton cache entries, image formats,
- * target selection, argument packing, fp16/bf16 conversion and SHA-256. */
+ * errors, struct sizes, the optional driver ops, signatures (text and Triton
+ * IR), Triton metadata, bundles (round trip and corruption), Triton cache
+ * entries, image formats, target selection, argument packing, fp16/bf16
+ * conversion and SHA-256. */
 #include <pthread.h>
 #include <unistd.h>
 
@@ -595,6 +596,35 @@ START_TEST(args_packing)
 }
 END_TEST
 
+static trd_status_t fake_encode(void *device, const trd_tensor_map_desc_t *desc, void *out)
+{
+    (void)device, (void)desc, (void)out;
+    return TRD_OK;
+}
+
+static trd_status_t fake_capturing(void *stream, int32_t *capturing)
+{
+    (void)stream, (void)capturing;
+    return TRD_OK;
+}
+
+/* The optional ops in their order: a table as long as version 1's has neither, one that ends after
+ * tensor_map_encode (a driver built before stream_capturing) has that one only, a whole one both. */
+START_TEST(optional_driver_ops)
+{
+    trd_driver_ops_t ops = {.struct_size = sizeof ops, .tensor_map_encode = fake_encode,
+                            .stream_capturing = fake_capturing};
+    ck_assert(TRD_OPS_OPTIONAL(&ops, tensor_map_encode) == fake_encode);
+    ck_assert(TRD_OPS_OPTIONAL(&ops, stream_capturing) == fake_capturing);
+    ops.struct_size = offsetof(trd_driver_ops_t, stream_capturing);
+    ck_assert(TRD_OPS_OPTIONAL(&ops, tensor_map_encode) == fake_encode);
+    ck_assert(TRD_OPS_OPTIONAL(&ops, stream_capturing) == NULL);
+    ops.struct_size = offsetof(trd_driver_ops_t, tensor_map_encode);
+    ck_assert(TRD_OPS_OPTIONAL(&ops, tensor_map_encode) == NULL);
+    ck_assert(TRD_OPS_OPTIONAL(&ops, stream_capturing) == NULL);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("core");
@@ -602,6 +632,7 @@ static Suite *suite(void)
     tcase_add_test(t, version_and_status);
     tcase_add_test(t, errors_are_thread_local);
     tcase_add_test(t, struct_sizes);
+    tcase_add_test(t, optional_driver_ops);
     tcase_add_test(t, signature_text);
     tcase_add_test(t, signature_ttir);
     tcase_add_test(t, metadata_good);

@@ -9,21 +9,8 @@
 
 #include <trident/driver.h>
 
+#include "tests/drivers/test_driver.h"
 #include "tests/testutil.h"
-
-struct td_record {
-    unsigned loads, launches, unloads;
-    char options[8192];
-    char arch[32];
-    unsigned ordinal;
-    unsigned num_warps, num_ctas, shared, warp_size, flags, num_params;
-    unsigned grid[3];
-    unsigned nparams;
-    unsigned sizes[64];
-    unsigned char bytes[64][16];
-    int had_native;
-    void *native;
-};
 
 static struct td_record *record_of(const char *module)
 {

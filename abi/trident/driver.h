@@ -167,16 +167,24 @@ typedef struct trd_driver_ops {
 
     trd_status_t (*event_create)(void *device, void **event);
     void (*event_destroy)(void *event);
+    /* stream NULL: the device's default stream; on the host, whose NULL-stream
+     * work runs synchronously, the event completes at once. */
     trd_status_t (*event_record)(void *event, void *stream);
     trd_status_t (*event_sync)(void *event);
     trd_status_t (*event_elapsed)(void *start, void *end, double *ms);
 
-    /* Optional ops, added after version 1: the core reads them only where struct_size covers them. */
+    /* Optional ops, added after version 1: the core uses one only where the table's struct_size covers it and
+     * it is not NULL. */
 
     /* Encodes a tensor map for a kernel parameter into out (TRD_TENSOR_MAP_BYTES bytes, written only on
      * success). Host work only: safe while a stream is being captured, takes no lock, allocates nothing.
      * TRD_ERR_UNSUPPORTED where the device or the vendor library has no tensor maps. */
     trd_status_t (*tensor_map_encode)(void *device, const trd_tensor_map_desc_t *desc, void *out);
+
+    /* *capturing = 1 while the driver stream is being captured into a graph
+     * (its work then runs only when the graph is launched, so nothing may wait
+     * for it), else 0. NULL: the driver's streams are never captured. */
+    trd_status_t (*stream_capturing)(void *stream, int32_t *capturing);
 } trd_driver_ops_t;
 
 typedef const trd_driver_ops_t *(*trd_driver_entry_fn)(void);

@@ -13,7 +13,7 @@
  * an XLA_FFI_CallFrame * and return an XLA_FFI_Error * (NULL on success); they
  * are declared with void * here so that this header needs no XLA header.
  *
- * The call's attributes (docs/xla.md describes them; version 1):
+ * The call's attributes (docs/xla.md describes them), version 1:
  *   kernel     string  a trident kernel bundle (every target the call may run on)
  *   grid       s64[3]  programs along x, y, z
  *   arg_kind   s32[n]  per kernel parameter: 0 operand, 1 result, 2 scalar, 3 null, 4 tensor map
@@ -25,6 +25,27 @@
  *   version    s32     1
  *   tma        s64[]   optional (absent: no kind-4 parameter): TRD_XLA_TMA_FIELDS values per kind-4
  *                      parameter, in parameter order (enum trd_xla_tma_field)
+ *
+ * Version 2, an autotuned call: N candidate kernels launched with the same
+ * arguments (arg_kind, arg_index, scalars, scratch, options as above); the
+ * first execution on a device benchmarks them on the call's own buffers and
+ * keeps the fastest (in memory and in <cache_dir>/autotune/<key>-<arch>.json):
+ *   kernel          string    the N candidates' bundles, concatenated
+ *   kernel_offsets  s64[N+1]  candidate i is kernel[off[i] .. off[i+1])
+ *   grid            s64[3N]   candidate i's grid at 3i
+ *   zero            s64[]     the candidates' zeroed results, concatenated
+ *   zero_offsets    s64[N+1]  candidate i's are zero[off[i] .. off[i+1])
+ *   aliased         s64[]     operands the kernels write (aliased to a result):
+ *                             saved before the benchmark, restored after each candidate
+ *   autotune_key    string    names the choice ([A-Za-z0-9._-], at most 128)
+ *   cache_dir       string    where the choice is kept ("": this process's memory only)
+ *   options         string    as in version 1, or a JSON array of one such object per candidate
+ *   tma             s64[]     optional: the candidates' records concatenated, each candidate's in
+ *                             parameter order; with T kind-4 parameters, candidate i's record for
+ *                             the t-th is at (i * T + t) * TRD_XLA_TMA_FIELDS. A map's box comes from
+ *                             the candidate's compilation, so each candidate launches its own
+ *                             encoding; the tensor (base, element size, shape, strides) is the same
+ *   version         s32       2
  *
  * A kind-4 parameter is a host tensor descriptor that Triton lowered to the TMA
  * unit (signature type nvTmaDesc): a 128-byte CUtensorMap passed by value,
@@ -41,7 +62,8 @@
 extern "C" {
 #endif
 
-#define TRD_XLA_CALL_VERSION 1
+/* The newest attribute version this libtrident reads (it reads every older one). */
+#define TRD_XLA_CALL_VERSION 2
 #define TRD_XLA_TARGET "trident_kernel_call"
 
 /* One record of the `tma` attribute: where each value sits. Dimensions are row-major (0 outermost, as Triton

@@ -1,6 +1,7 @@
 /* attrs.c: decoding the custom call's attributes (sorted by name by XLA), and
  * XLA's element types. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "core/xla/ffi.h"
@@ -65,22 +66,54 @@ static int int_of(XLA_FFI_DataType t, const void *base, size_t i, int64_t *out)
     }
 }
 
-int xla_attr_ints(struct xla_attrs *a, const char *name, int64_t *out, size_t cap, size_t *count)
+static const XLA_FFI_Array *find_ints(struct xla_attrs *a, const char *name, size_t cap)
 {
     void *p;
     if (!find(a, name, XLA_FFI_AttrType_ARRAY, &p))
-        return 0;
+        return NULL;
     const XLA_FFI_Array *arr = p;
     if (arr->size > cap) {
         snprintf(a->err, sizeof a->err, "attribute '%s' has %zu elements, more than %zu", name, arr->size, cap);
-        return 0;
+        return NULL;
     }
+    return arr;
+}
+
+static int ints_of(struct xla_attrs *a, const char *name, const XLA_FFI_Array *arr, int64_t *out)
+{
     for (size_t i = 0; i < arr->size; i++)
         if (!int_of(arr->dtype, arr->data, i, &out[i])) {
             snprintf(a->err, sizeof a->err, "attribute '%s' is not an array of integers (dtype %s)", name,
                      xla_dtype_name(arr->dtype));
             return 0;
         }
+    return 1;
+}
+
+int xla_attr_ints(struct xla_attrs *a, const char *name, int64_t *out, size_t cap, size_t *count)
+{
+    const XLA_FFI_Array *arr = find_ints(a, name, cap);
+    if (!arr || !ints_of(a, name, arr, out))
+        return 0;
+    *count = arr->size;
+    return 1;
+}
+
+int xla_attr_ints_new(struct xla_attrs *a, const char *name, size_t cap, int64_t **out, size_t *count)
+{
+    const XLA_FFI_Array *arr = find_ints(a, name, cap);
+    if (!arr)
+        return 0;
+    int64_t *v = malloc((arr->size ? arr->size : 1) * sizeof *v);
+    if (!v) {
+        snprintf(a->err, sizeof a->err, "out of memory reading attribute '%s' (%zu elements)", name, arr->size);
+        return 0;
+    }
+    if (!ints_of(a, name, arr, v)) {
+        free(v);
+        return 0;
+    }
+    *out = v;
     *count = arr->size;
     return 1;
 }

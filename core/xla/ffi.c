@@ -1,14 +1,17 @@
 /* ffi.c: XLA custom-call handlers (typed FFI, a stage bundle).
  *
  * INSTANTIATE (once per executable) decodes the attributes into a call state:
- * the kernel (from the bundle, shared through a content-addressed cache), the
- * grid, where each kernel parameter comes from, the scalars already packed.
- * The first EXECUTE on a device loads the kernel for it (its own driver, so a
- * host with several GPU models works) and checks the buffers' types once.
- * After that EXECUTE copies the packed parameters to the stack, puts the
- * buffer addresses in, zeroes what must be zeroed and launches on XLA's
- * stream: no parsing, no hashing, no lock, no heap allocation, nothing that
- * waits, so that it can be captured into a CUDA graph. */
+ * the kernel of each candidate (one, or an autotuned call's several; bundles
+ * shared through a content-addressed cache), the grids, where each kernel
+ * parameter comes from, the scalars already packed. The first EXECUTE on a
+ * device loads the kernel for it (its own driver, so a host with several GPU
+ * models works), checks the buffers' types once, and for an autotuned call
+ * chooses a candidate (autotune.c). After that EXECUTE copies the packed
+ * parameters to the stack, puts the buffer addresses in, encodes the launched
+ * candidate's tensor maps there (tma.c), zeroes what must be zeroed and
+ * launches on XLA's stream: no parsing, no hashing, no lock, no heap
+ * allocation, nothing that waits, so that it can be captured into a CUDA
+ * graph. */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -18,32 +21,25 @@
 
 #include "core/xla/ffi.h"
 
-enum { PLATFORM_CUDA, PLATFORM_ROCM, PLATFORM_CPU, PLATFORM_COUNT };
-
-#define MAX_PARAMS 512
-#define STREAM_CACHE 8
-
-enum arg_kind { ARG_OPERAND = 0, ARG_RESULT = 1, ARG_SCALAR = 2, ARG_NULL = 3, ARG_TMA = 4 };
-
 /* -------------------------------------------------------- kernel cache */
 
 /* Calls of one kernel share one trd_kernel_t (and its loaded modules): the
  * cache is keyed by the bytes of the call (bundle, options, platform). */
-struct cached_kernel {
+struct xla_cached_kernel {
     uint8_t key[32];
     trd_kernel_t *kernel;
     unsigned refs;
-    struct cached_kernel *next;
+    struct xla_cached_kernel *next;
 };
 
 static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct cached_kernel *cache;
+static struct xla_cached_kernel *cache;
 
-static void cache_release(struct cached_kernel *ck)
+static void cache_release(struct xla_cached_kernel *ck)
 {
     pthread_mutex_lock(&cache_lock);
     if (--ck->refs == 0) {
-        struct cached_kernel **p = &cache;
+        struct xla_cached_kernel **p = &cache;
         while (*p && *p != ck)
             p = &(*p)->next;
         if (*p)
@@ -56,68 +52,31 @@ static void cache_release(struct cached_kernel *ck)
 
 /* ---------------------------------------------------------- call state */
 
-struct param {
-    int32_t kind;
-    int64_t index;
-    int32_t elem;       /* pointee type of a pointer parameter */
-    uint32_t size;
-    const char *name;   /* from the signature, may be NULL */
-};
-
-struct stream_wrap {
-    _Atomic(void *) native;   /* the key, claimed first */
-    _Atomic(void *) wrapped;  /* the driver's stream object over it, published second */
-};
-
-struct slot {           /* the call on one device */
-    trd_device_t *dev;
-    void *devh;
-    const trd_driver_ops_t *ops;
-    struct trd_loaded *loaded;
-    uint64_t scratch_need[2];
-    atomic_int checked;
-    struct stream_wrap streams[STREAM_CACHE];
-};
-
-struct call {
-    int platform;
-    struct cached_kernel *ck;
-    const char *name;
-    uint32_t grid[3];
-    uint32_t nparams;
-    struct param params[MAX_PARAMS];
-    uint64_t storage[MAX_PARAMS];   /* scalars packed; pointers filled per execute */
-    uint32_t sizes[MAX_PARAMS + TRD_DRIVER_EXTRA_PARAMS];
-    uint32_t nzero;
-    int64_t zero[64];
-    int64_t scratch[2];
-    uint32_t ntma;                  /* tensor maps (tma.c), in parameter order */
-    struct xla_tma tma[XLA_TMA_MAX];
-    uint32_t ndev;
-    _Atomic(struct slot *) *slots;  /* per trident device */
-    _Atomic(struct slot *) by_ordinal[64]; /* XLA's device ordinal -> slot: the fast path */
-    pthread_mutex_t lock;           /* the first execute on a device */
-};
-
 static void call_delete(void *p)
 {
-    struct call *c = p;
+    struct xla_call *c = p;
     if (!c)
         return;
     for (uint32_t i = 0; c->slots && i < c->ndev; i++) {
-        struct slot *s = atomic_load(&c->slots[i]);
+        struct xla_slot *s = atomic_load(&c->slots[i]);
         if (!s)
             continue;
-        for (int k = 0; k < STREAM_CACHE; k++) {
+        for (int k = 0; k < XLA_STREAM_CACHE; k++) {
             void *w = atomic_load(&s->streams[k].wrapped);
             if (w)
                 s->ops->stream_destroy(w);
         }
+        pthread_mutex_destroy(&s->tune_lock);
         free(s);
     }
     free(c->slots);
-    if (c->ck)
-        cache_release(c->ck);
+    xla_tune_free(c->tune);
+    for (uint32_t i = 0; c->cands && i < c->ncand; i++)
+        if (c->cands[i].ck)
+            cache_release(c->cands[i].ck);
+    free(c->cands);
+    free(c->zero);
+    free(c->tma);
     pthread_mutex_destroy(&c->lock);
     free(c);
 }
@@ -155,9 +114,7 @@ TRD_API int32_t trd_xla_available(void)
 
 /* -------------------------------------------------------------- errors */
 
-static XLA_FFI_Error *error(const XLA_FFI_Api *api, XLA_FFI_Error_Code code, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static XLA_FFI_Error *error(const XLA_FFI_Api *api, XLA_FFI_Error_Code code, const char *fmt, ...)
+XLA_FFI_Error *xla_error(const XLA_FFI_Api *api, XLA_FFI_Error_Code code, const char *fmt, ...)
 {
     char msg[2048];
     va_list ap;
@@ -168,7 +125,7 @@ static XLA_FFI_Error *error(const XLA_FFI_Api *api, XLA_FFI_Error_Code code, con
     return api->XLA_FFI_Error_Create(&a);
 }
 
-static XLA_FFI_Error_Code errc_of(trd_status_t st)
+XLA_FFI_Error_Code xla_errc(trd_status_t st)
 {
     switch (st) {
     case TRD_ERR_INVALID_ARGUMENT:
@@ -202,7 +159,7 @@ static int metadata_query(XLA_FFI_CallFrame *f, int platform, int constructs_sta
     *out = NULL;
     if (m->struct_size >= offsetof(XLA_FFI_Metadata, state_type_id) + sizeof(XLA_FFI_TypeId)) {
         if (constructs_state && state_id[platform].type_id == 0)
-            *out = error(f->api, XLA_FFI_Error_Code_FAILED_PRECONDITION,
+            *out = xla_error(f->api, XLA_FFI_Error_Code_FAILED_PRECONDITION,
                          "trident: register the state type (trd_xla_%s_type_id) with jax.ffi.register_ffi_type before "
                          "the handlers",
                          platform_name(platform));
@@ -215,7 +172,7 @@ static int metadata_query(XLA_FFI_CallFrame *f, int platform, int constructs_sta
 
 static XLA_FFI_Error *bad_attr(const XLA_FFI_Api *api, struct xla_attrs *a)
 {
-    return error(api, XLA_FFI_Error_Code_INVALID_ARGUMENT, "trident_kernel_call: %s", a->err);
+    return xla_error(api, XLA_FFI_Error_Code_INVALID_ARGUMENT, "trident_kernel_call: %s", a->err);
 }
 
 static const char *backend_of(int platform)
@@ -270,7 +227,7 @@ static trd_status_t options_from_json(const char *text, size_t len, int platform
 }
 
 static trd_status_t get_kernel(trd_runtime_t *rt, const char *bundle, size_t len, const char *opts, size_t olen,
-                               int platform, struct cached_kernel **out)
+                               int platform, struct xla_cached_kernel **out)
 {
     /* key: sha256(sha256(bundle) || options || platform) */
     uint8_t parts[32 + 8];
@@ -282,7 +239,7 @@ static trd_status_t get_kernel(trd_runtime_t *rt, const char *bundle, size_t len
     uint8_t key[32];
     trd_sha256(parts, sizeof parts, key);
     pthread_mutex_lock(&cache_lock);
-    for (struct cached_kernel *c = cache; c; c = c->next)
+    for (struct xla_cached_kernel *c = cache; c; c = c->next)
         if (!memcmp(c->key, key, 32)) {
             c->refs++;
             pthread_mutex_unlock(&cache_lock);
@@ -301,7 +258,7 @@ static trd_status_t get_kernel(trd_runtime_t *rt, const char *bundle, size_t len
     trd_options_destroy(options);
     if (st != TRD_OK)
         return st;
-    struct cached_kernel *c = calloc(1, sizeof *c);
+    struct xla_cached_kernel *c = calloc(1, sizeof *c);
     if (!c) {
         trd_kernel_destroy(k);
         return trd_error_set(TRD_ERR_NO_MEMORY, "out of memory");
@@ -311,7 +268,7 @@ static trd_status_t get_kernel(trd_runtime_t *rt, const char *bundle, size_t len
     c->refs = 1;
     pthread_mutex_lock(&cache_lock);
     /* another thread may have made it meanwhile: keep the first */
-    for (struct cached_kernel *o = cache; o; o = o->next)
+    for (struct xla_cached_kernel *o = cache; o; o = o->next)
         if (!memcmp(o->key, key, 32)) {
             o->refs++;
             pthread_mutex_unlock(&cache_lock);
@@ -327,76 +284,36 @@ static trd_status_t get_kernel(trd_runtime_t *rt, const char *bundle, size_t len
     return TRD_OK;
 }
 
-static XLA_FFI_Error *instantiate(XLA_FFI_CallFrame *f, int platform)
+/* What every candidate shares: where each launch parameter comes from, the scalars' bytes. */
+struct call_args {
+    const int64_t *kinds, *index;
+    size_t nparams;
+    const char *scalars;
+    size_t slen;
+    const char *opts;   /* load-stage options: a JSON object, or (version 2) an array of one per candidate */
+    size_t olen;
+    json_t *per_cand;   /* that array, parsed */
+    const int64_t *tma; /* the tma records: TRD_XLA_TMA_FIELDS values per tensor-map parameter per candidate */
+    size_t ntma;        /* values */
+};
+
+/* The launch parameters from the first candidate's signature, the scalars packed now from their bytes. */
+static XLA_FFI_Error *params_build(const XLA_FFI_Api *api, struct xla_call *c, const struct trd_signature *sig,
+                                   const struct call_args *ca)
 {
-    XLA_FFI_Error *q;
-    if (metadata_query(f, platform, 1, &q))
-        return q;
-    const XLA_FFI_Api *api = f->api;
-    struct xla_attrs a = {.attrs = &f->attrs};
-    int64_t version = 0;
-    if (!xla_attr_int(&a, "version", &version))
-        return bad_attr(api, &a);
-    if (version != TRD_XLA_CALL_VERSION)
-        return error(api, XLA_FFI_Error_Code_UNIMPLEMENTED,
-                     "trident_kernel_call: attribute version %lld; this libtrident reads version %d (update trident)",
-                     (long long)version, TRD_XLA_CALL_VERSION);
-    const char *bundle, *scalars, *opts;
-    size_t blen, slen, olen;
-    int64_t grid[3], kinds[MAX_PARAMS], index[MAX_PARAMS], zero[64], scratch[2];
-    size_t ngrid, nkinds, nindex, nzero, nscratch;
-    if (!xla_attr_string(&a, "kernel", &bundle, &blen) || !xla_attr_string(&a, "scalars", &scalars, &slen) ||
-        !xla_attr_string(&a, "options", &opts, &olen) || !xla_attr_ints(&a, "grid", grid, 3, &ngrid) ||
-        !xla_attr_ints(&a, "arg_kind", kinds, MAX_PARAMS, &nkinds) ||
-        !xla_attr_ints(&a, "arg_index", index, MAX_PARAMS, &nindex) || !xla_attr_ints(&a, "zero", zero, 64, &nzero) ||
-        !xla_attr_ints(&a, "scratch", scratch, 2, &nscratch))
-        return bad_attr(api, &a);
-    int64_t tma[XLA_TMA_MAX * TRD_XLA_TMA_FIELDS];
-    size_t ntma = 0;
-    if (xla_attr_present(&a, "tma") && !xla_attr_ints(&a, "tma", tma, TRD_ARRAY_SIZE(tma), &ntma))
-        return bad_attr(api, &a);
-    if (ngrid != 3 || nscratch != 2 || nkinds != nindex)
-        return error(api, XLA_FFI_Error_Code_INVALID_ARGUMENT,
-                     "trident_kernel_call: grid needs 3 values (got %zu), scratch 2 (got %zu), arg_kind and arg_index "
-                     "one per parameter (got %zu and %zu)",
-                     ngrid, nscratch, nkinds, nindex);
-    for (int i = 0; i < 3; i++)
-        if (grid[i] < 0 || grid[i] > 0x7fffffff)
-            return error(api, XLA_FFI_Error_Code_INVALID_ARGUMENT, "trident_kernel_call: grid[%d] = %lld is out of range", i,
-                         (long long)grid[i]);
-    trd_runtime_t *rt;
-    trd_status_t st = trd_runtime_shared(&rt);
-    if (st != TRD_OK)
-        return error(api, errc_of(st), "trident: %s", trd_error_message());
-    struct call *c = calloc(1, sizeof *c);
-    if (!c)
-        return error(api, XLA_FFI_Error_Code_RESOURCE_EXHAUSTED, "trident: out of memory");
-    pthread_mutex_init(&c->lock, NULL);
-    c->platform = platform;
-    if ((st = get_kernel(rt, bundle, blen, opts, olen, platform, &c->ck)) != TRD_OK) {
-        call_delete(c);
-        return error(api, errc_of(st), "trident_kernel_call: %s", trd_error_message());
-    }
-    trd_kernel_t *k = c->ck->kernel;
-    c->name = k->src.name;
-    const struct trd_signature *sig = &k->src.sig;
-    if (nkinds != sig->num_params) {
-        XLA_FFI_Error *e = error(api, XLA_FFI_Error_Code_INVALID_ARGUMENT,
-                                 "kernel '%s' takes %u parameters (%s); the call describes %zu", c->name, sig->num_params,
-                                 sig->canonical, nkinds);
-        call_delete(c);
-        return e;
-    }
-    /* parameters, in launch order; scalars packed now from their bytes */
+    if (ca->nparams != sig->num_params)
+        return xla_error(api, XLA_FFI_Error_Code_INVALID_ARGUMENT,
+                         "kernel '%s' takes %u parameters (%s); the call describes %zu", c->name, sig->num_params,
+                         sig->canonical, ca->nparams);
     size_t soff = 0;
     uint32_t j = 0;
     for (uint32_t i = 0; i < sig->count; i++) {
         const struct trd_param *p = &sig->params[i];
         if (p->type == TRD_T_CONSTEXPR)
             continue;
-        struct param *cp = &c->params[j];
-        cp->kind = (int32_t)kinds[j];
-        cp->index = index[j];
+        struct xla_param *cp = &c->params[j];
+        cp->kind = (int32_t)ca->kinds[j];
+        cp->index = ca->index[j];
         cp->elem = p->type == TRD_T_PTR ? p->elem : p->type;
         cp->size = p->size;
         cp->name = p->name;
@@ -410,73 +327,308 @@ static XLA_FFI_Error *instantiate(XLA_FFI_CallFrame *f, int platform)
                                       : "it is a tensor map (nvTmaDesc): the call must pass kind 4 and a tma record";
         else if (cp->kind == ARG_TMA && c->ntma == XLA_TMA_MAX)
             bad = "a call takes at most 16 tensor maps";
-        else if (cp->kind == ARG_TMA && (c->ntma + 1) * TRD_XLA_TMA_FIELDS > ntma)
-            bad = "the tma attribute has no record for it";
+        else if (cp->kind == ARG_TMA && (size_t)(c->ntma + 1) * TRD_XLA_TMA_FIELDS * c->ncand > ca->ntma)
+            bad = c->ncand > 1 ? "the tma attribute has no record for it for every candidate"
+                               : "the tma attribute has no record for it";
         else if (is_ptr && cp->kind == ARG_SCALAR)
             bad = "it is a pointer, the call passes a scalar";
         else if (!is_ptr && cp->kind != ARG_SCALAR && cp->kind != ARG_TMA)
             bad = "it is a scalar, the call passes a buffer";
         else if (cp->kind != ARG_SCALAR && cp->kind != ARG_NULL && (cp->index < 0 || cp->index > 65535))
             bad = "its buffer index is out of range";
-        else if (cp->kind == ARG_SCALAR && soff + p->size > slen)
+        else if (cp->kind == ARG_SCALAR && soff + p->size > ca->slen)
             bad = "the scalars attribute is too short";
-        if (bad) {
-            XLA_FFI_Error *e = error(api, XLA_FFI_Error_Code_INVALID_ARGUMENT, "kernel '%s' argument %u%s%s%s: %s",
-                                     c->name, j, p->name ? " '" : "", p->name ? p->name : "", p->name ? "'" : "", bad);
-            call_delete(c);
-            return e;
-        }
+        if (bad)
+            return xla_error(api, XLA_FFI_Error_Code_INVALID_ARGUMENT, "kernel '%s' argument %u%s%s%s: %s", c->name,
+                             j, p->name ? " '" : "", p->name ? p->name : "", p->name ? "'" : "", bad);
         if (cp->kind == ARG_SCALAR) {
-            memcpy(&c->storage[j], scalars + soff, p->size);
+            memcpy(&c->storage[j], ca->scalars + soff, p->size);
             soff += p->size;
         }
-        if (cp->kind == ARG_TMA) {
-            st = xla_tma_decode(tma + c->ntma * TRD_XLA_TMA_FIELDS, c->name, j, p->name, cp->index, &c->tma[c->ntma]);
-            if (st == TRD_OK && platform != PLATFORM_CUDA)
-                st = trd_error_set(TRD_ERR_UNSUPPORTED, "%s: tensor maps (TMA) need the CUDA platform, not %s",
-                                   c->tma[c->ntma].label, platform_name(platform));
-            if (st != TRD_OK) {
-                XLA_FFI_Error *e = error(api, errc_of(st), "%s", trd_error_message());
-                call_delete(c);
-                return e;
-            }
-            c->ntma++;
-        }
+        c->ntma += cp->kind == ARG_TMA;
         j++;
     }
     c->nparams = j;
-    if (c->ntma * TRD_XLA_TMA_FIELDS != ntma) {
-        XLA_FFI_Error *e = error(api, XLA_FFI_Error_Code_INVALID_ARGUMENT,
-                                 "kernel '%s': the tma attribute has %zu values; its %u tensor map parameters need %u "
-                                 "(%d each)",
-                                 c->name, ntma, c->ntma, c->ntma * TRD_XLA_TMA_FIELDS, TRD_XLA_TMA_FIELDS);
-        call_delete(c);
-        return e;
+    if ((size_t)c->ntma * TRD_XLA_TMA_FIELDS * c->ncand != ca->ntma) {
+        char each[64] = "";
+        if (c->ncand > 1)
+            snprintf(each, sizeof each, ", for each of %u candidates", c->ncand);
+        return xla_error(api, XLA_FFI_Error_Code_INVALID_ARGUMENT,
+                         "kernel '%s': the tma attribute has %zu values; its %u tensor map parameters need %zu "
+                         "(%d each%s)",
+                         c->name, ca->ntma, c->ntma, (size_t)c->ntma * TRD_XLA_TMA_FIELDS * c->ncand,
+                         TRD_XLA_TMA_FIELDS, each);
     }
-    if (soff != slen) {
-        XLA_FFI_Error *e = error(api, XLA_FFI_Error_Code_INVALID_ARGUMENT,
-                                 "kernel '%s': the scalars attribute has %zu bytes, the signature %s needs %zu", c->name,
-                                 slen, sig->canonical, soff);
-        call_delete(c);
-        return e;
+    if (soff != ca->slen)
+        return xla_error(api, XLA_FFI_Error_Code_INVALID_ARGUMENT,
+                         "kernel '%s': the scalars attribute has %zu bytes, the signature %s needs %zu", c->name,
+                         ca->slen, sig->canonical, soff);
+    if (c->ntma && !(c->tma = calloc((size_t)c->ncand * c->ntma, sizeof *c->tma)))
+        return xla_error(api, XLA_FFI_Error_Code_RESOURCE_EXHAUSTED, "trident: out of memory");
+    return NULL;
+}
+
+/* A later candidate launches with the first one's parameters: its signature must pass the same types. */
+static XLA_FFI_Error *params_match(const XLA_FFI_Api *api, const struct xla_call *c, uint32_t i,
+                                   const struct trd_signature *sig)
+{
+    uint32_t j = 0;
+    int same = sig->num_params == c->nparams;
+    for (uint32_t k = 0; same && k < sig->count; k++) {
+        const struct trd_param *p = &sig->params[k];
+        if (p->type == TRD_T_CONSTEXPR)
+            continue;
+        const struct xla_param *cp = &c->params[j++];
+        same = p->size == cp->size && (p->type == TRD_T_PTR ? p->elem : p->type) == cp->elem &&
+               (p->type == TRD_T_PTR) == (cp->kind == ARG_OPERAND || cp->kind == ARG_RESULT || cp->kind == ARG_NULL);
     }
-    for (int i = 0; i < 3; i++)
-        c->grid[i] = (uint32_t)grid[i];
-    c->nzero = (uint32_t)nzero;
-    memcpy(c->zero, zero, nzero * sizeof *zero);
-    c->scratch[0] = scratch[0];
-    c->scratch[1] = scratch[1];
+    if (same)
+        return NULL;
+    return xla_error(api, XLA_FFI_Error_Code_INVALID_ARGUMENT,
+                     "trident_kernel_call: autotune candidate %u (kernel '%s', %s) does not take the parameters of "
+                     "candidate 0 (kernel '%s', %s): every candidate is launched with the same arguments",
+                     i, c->cands[i].kernel->src.name, sig->canonical, c->name,
+                     c->cands[0].kernel->src.sig.canonical);
+}
+
+/* Two candidates' maps of one parameter describe the same tensor: the argument's, not the compilation's. */
+static int tma_same_tensor(const struct xla_tma *a, const struct xla_tma *b)
+{
+    const trd_tensor_map_desc_t *x = &a->desc, *y = &b->desc;
+    return a->base_kind == b->base_kind && a->fp4_padded == b->fp4_padded && x->elem_size == y->elem_size &&
+           x->rank == y->rank && !memcmp(x->shape, y->shape, sizeof x->shape) &&
+           !memcmp(x->strides, y->strides, sizeof x->strides);
+}
+
+/* Candidate i's tensor maps, from its own records (at i * ntma): a map's box comes from the candidate's
+ * compilation (tensordesc_meta block_size), so each candidate launches with its own encoding. */
+static XLA_FFI_Error *cand_tma(const XLA_FFI_Api *api, struct xla_call *c, uint32_t i, const struct call_args *ca)
+{
+    if (!c->ntma)
+        return NULL;
+    struct xla_tma *maps = c->tma + (size_t)i * c->ntma;
+    uint32_t t = 0;
+    for (uint32_t j = 0; j < c->nparams && t < c->ntma; j++) {
+        const struct xla_param *p = &c->params[j];
+        if (p->kind != ARG_TMA)
+            continue;
+        const int64_t *rec = ca->tma + ((size_t)i * c->ntma + t) * TRD_XLA_TMA_FIELDS;
+        trd_status_t st = xla_tma_decode(rec, c->name, c->ncand > 1 ? (int64_t)i : -1, j, p->name, p->index,
+                                         &maps[t]);
+        if (st == TRD_OK && c->platform != PLATFORM_CUDA)
+            st = trd_error_set(TRD_ERR_UNSUPPORTED, "%s: tensor maps (TMA) need the CUDA platform, not %s",
+                               maps[t].label, platform_name(c->platform));
+        if (st == TRD_OK && i > 0 && !tma_same_tensor(&maps[t], &c->tma[t]))
+            st = trd_error_set(TRD_ERR_INVALID_ARGUMENT,
+                               "%s: tensor map: its record describes another tensor than candidate 0's (base, element "
+                               "size, shape and strides are the argument's, the same for every candidate)",
+                               maps[t].label);
+        if (st != TRD_OK)
+            return xla_error(api, xla_errc(st), "%s", trd_error_message());
+        t++;
+    }
+    c->cands[i].tma = maps;
+    return NULL;
+}
+
+/* One candidate: its kernel from the cache, its grid, zeroed results and tensor maps; the first also decides
+ * the launch parameters, which the others must take as they are. */
+static XLA_FFI_Error *cand_build(const XLA_FFI_Api *api, trd_runtime_t *rt, struct xla_call *c, uint32_t i,
+                                 const char *bundle, size_t len, const int64_t grid[3], const int64_t *zero,
+                                 size_t nzero, const struct call_args *ca)
+{
+    struct xla_cand *cand = &c->cands[i];
+    char *own = ca->per_cand ? json_dumps(json_array_get(ca->per_cand, i), JSON_COMPACT | JSON_SORT_KEYS) : NULL;
+    if (ca->per_cand && !own)
+        return xla_error(api, XLA_FFI_Error_Code_RESOURCE_EXHAUSTED, "trident: out of memory");
+    trd_status_t st = get_kernel(rt, bundle, len, own ? own : ca->opts, own ? strlen(own) : ca->olen, c->platform,
+                                 &cand->ck);
+    free(own);
+    if (st != TRD_OK)
+        return c->ncand > 1 ? xla_error(api, xla_errc(st), "trident_kernel_call: autotune candidate %u: %s", i,
+                                        trd_error_message())
+                            : xla_error(api, xla_errc(st), "trident_kernel_call: %s", trd_error_message());
+    cand->kernel = cand->ck->kernel;
+    for (int d = 0; d < 3; d++)
+        cand->grid[d] = (uint32_t)grid[d];
+    cand->zero = zero;
+    cand->nzero = (uint32_t)nzero;
+    XLA_FFI_Error *e;
+    if (i > 0) {
+        e = params_match(api, c, i, &cand->kernel->src.sig);
+    } else {
+        c->name = cand->kernel->src.name;
+        e = params_build(api, c, &cand->kernel->src.sig, ca);
+    }
+    return e ? e : cand_tma(api, c, i, ca);
+}
+
+/* Offsets that cut `total` items into n consecutive runs: off[0] = 0, off[n] = total, never decreasing. */
+static const char *bad_offsets(const int64_t *off, size_t n, size_t total)
+{
+    if (off[0] != 0 || (uint64_t)off[n] != total)
+        return "must start at 0 and end at the size of what it cuts";
+    for (size_t i = 0; i < n; i++)
+        if (off[i + 1] < off[i])
+            return "must not decrease";
+    return NULL;
+}
+
+static XLA_FFI_Error *instantiate(XLA_FFI_CallFrame *f, int platform)
+{
+    XLA_FFI_Error *q;
+    if (metadata_query(f, platform, 1, &q))
+        return q;
+    const XLA_FFI_Api *api = f->api;
+    struct xla_attrs a = {.attrs = &f->attrs};
+    int64_t version = 0;
+    if (!xla_attr_int(&a, "version", &version))
+        return bad_attr(api, &a);
+    if (version != 1 && version != TRD_XLA_CALL_VERSION)
+        return xla_error(api, XLA_FFI_Error_Code_UNIMPLEMENTED,
+                         "trident_kernel_call: attribute version %lld; this libtrident reads versions 1 and %d "
+                         "(update trident)",
+                         (long long)version, TRD_XLA_CALL_VERSION);
+    const char *bundle;
+    size_t blen, nkinds, nindex, nscratch;
+    int64_t kinds[XLA_MAX_PARAMS], index[XLA_MAX_PARAMS], scratch[2];
+    struct call_args ca = {.kinds = kinds, .index = index};
+    if (!xla_attr_string(&a, "kernel", &bundle, &blen) || !xla_attr_string(&a, "scalars", &ca.scalars, &ca.slen) ||
+        !xla_attr_string(&a, "options", &ca.opts, &ca.olen) ||
+        !xla_attr_ints(&a, "arg_kind", kinds, XLA_MAX_PARAMS, &nkinds) ||
+        !xla_attr_ints(&a, "arg_index", index, XLA_MAX_PARAMS, &nindex) ||
+        !xla_attr_ints(&a, "scratch", scratch, 2, &nscratch))
+        return bad_attr(api, &a);
+    ca.nparams = nkinds;
+    /* the candidates: version 1 has one; version 2 cuts the bundles and zero lists by offsets */
+    int64_t one_kernel[2] = {0, (int64_t)blen}, *koff = one_kernel, *zoff = NULL, *grid = NULL, *zero = NULL;
+    int64_t *tma = NULL;
+    size_t nkoff = 2, nzoff = 0, ngrid = 0, nzero = 0;
+    XLA_FFI_Error *e = NULL;
+    if (version >= 2 && !xla_attr_ints_new(&a, "kernel_offsets", XLA_MAX_CANDIDATES + 1, &koff, &nkoff))
+        return bad_attr(api, &a);
+    if (nkoff < 2) {
+        free(koff);
+        return xla_error(api, XLA_FFI_Error_Code_INVALID_ARGUMENT,
+                         "trident_kernel_call: attribute 'kernel_offsets' needs at least 2 values (one candidate)");
+    }
+    size_t ncand = nkoff - 1;
+    if (!xla_attr_ints_new(&a, "grid", 3 * ncand, &grid, &ngrid) ||
+        !xla_attr_ints_new(&a, "zero", XLA_MAX_ZERO * ncand, &zero, &nzero) ||
+        (version >= 2 && !xla_attr_ints_new(&a, "zero_offsets", XLA_MAX_CANDIDATES + 1, &zoff, &nzoff)) ||
+        (xla_attr_present(&a, "tma") &&
+         !xla_attr_ints_new(&a, "tma", ncand * XLA_TMA_MAX * TRD_XLA_TMA_FIELDS, &tma, &ca.ntma))) {
+        e = bad_attr(api, &a);
+        goto out;
+    }
+    ca.tma = tma;
+    if (version < 2) {
+        int64_t *z = malloc(2 * sizeof *z);
+        if (!z) {
+            e = xla_error(api, XLA_FFI_Error_Code_RESOURCE_EXHAUSTED, "trident: out of memory");
+            goto out;
+        }
+        z[0] = 0;
+        z[1] = (int64_t)nzero;
+        zoff = z;
+        nzoff = 2;
+    }
+    if (ngrid != 3 * ncand || nscratch != 2 || nkinds != nindex || nzoff != nkoff) {
+        char cands[160] = "";
+        if (version >= 2)
+            snprintf(cands, sizeof cands, "%zu candidates need kernel_offsets and zero_offsets of %zu values (got %zu "
+                     "and %zu), ", ncand, ncand + 1, nkoff, nzoff);
+        e = xla_error(api, XLA_FFI_Error_Code_INVALID_ARGUMENT,
+                      "trident_kernel_call: %sgrid needs %zu values (got %zu), scratch 2 (got %zu), arg_kind and "
+                      "arg_index one per parameter (got %zu and %zu)",
+                      cands, 3 * ncand, ngrid, nscratch, nkinds, nindex);
+        goto out;
+    }
+    const char *which = "kernel_offsets", *bad = bad_offsets(koff, ncand, blen);
+    if (!bad) {
+        which = "zero_offsets";
+        bad = bad_offsets(zoff, ncand, nzero);
+    }
+    if (bad) {
+        e = xla_error(api, XLA_FFI_Error_Code_INVALID_ARGUMENT, "trident_kernel_call: attribute '%s' %s", which, bad);
+        goto out;
+    }
+    for (size_t i = 0; i < ncand; i++) {
+        for (int d = 0; d < 3; d++)
+            if (grid[3 * i + d] < 0 || grid[3 * i + d] > 0x7fffffff) {
+                e = xla_error(api, XLA_FFI_Error_Code_INVALID_ARGUMENT,
+                              "trident_kernel_call: grid[%zu] = %lld is out of range", 3 * i + d,
+                              (long long)grid[3 * i + d]);
+                goto out;
+            }
+        if (zoff[i + 1] - zoff[i] > XLA_MAX_ZERO) {
+            e = xla_error(api, XLA_FFI_Error_Code_INVALID_ARGUMENT,
+                          "trident_kernel_call: candidate %zu zeroes %lld results, more than %d", i,
+                          (long long)(zoff[i + 1] - zoff[i]), XLA_MAX_ZERO);
+            goto out;
+        }
+    }
+    if (version >= 2 && ca.olen > 0 && ca.opts[0] == '[') {
+        json_error_t jerr;
+        ca.per_cand = json_loadb(ca.opts, ca.olen, 0, &jerr);
+        size_t k = 0;
+        while (json_is_array(ca.per_cand) && k < json_array_size(ca.per_cand) &&
+               json_is_object(json_array_get(ca.per_cand, k)))
+            k++;
+        if (!json_is_array(ca.per_cand) || k != ncand || json_array_size(ca.per_cand) != ncand) {
+            e = xla_error(api, XLA_FFI_Error_Code_INVALID_ARGUMENT,
+                          "trident_kernel_call: attribute 'options' must be a JSON object, or an array of %zu "
+                          "objects (one per candidate)%s%s",
+                          ncand, ca.per_cand ? "" : ": ", ca.per_cand ? "" : jerr.text);
+            goto out;
+        }
+    }
+    trd_runtime_t *rt;
+    trd_status_t st = trd_runtime_shared(&rt);
+    if (st != TRD_OK) {
+        e = xla_error(api, xla_errc(st), "trident: %s", trd_error_message());
+        goto out;
+    }
+    struct xla_call *c = calloc(1, sizeof *c);
+    if (!c) {
+        e = xla_error(api, XLA_FFI_Error_Code_RESOURCE_EXHAUSTED, "trident: out of memory");
+        goto out;
+    }
+    pthread_mutex_init(&c->lock, NULL);
+    c->platform = platform;
+    c->ncand = (uint32_t)ncand;
+    c->cands = calloc(ncand, sizeof *c->cands);
     c->ndev = rt->ndevices;
     c->slots = calloc(c->ndev ? c->ndev : 1, sizeof *c->slots);
-    if (!c->slots) {
+    if (!c->cands || !c->slots) {
         call_delete(c);
-        return error(api, XLA_FFI_Error_Code_RESOURCE_EXHAUSTED, "trident: out of memory");
+        e = xla_error(api, XLA_FFI_Error_Code_RESOURCE_EXHAUSTED, "trident: out of memory");
+        goto out;
     }
-    XLA_FFI_State_Set_Args sa = {XLA_FFI_State_Set_Args_STRUCT_SIZE, NULL, f->ctx, XLA_FFI_ExecutionStage_INSTANTIATE,
-                                 &state_id[platform], c};
-    XLA_FFI_Error *e = api->XLA_FFI_State_Set(&sa);
+    c->zero = zero;
+    zero = NULL;
+    c->scratch[0] = scratch[0];
+    c->scratch[1] = scratch[1];
+    for (uint32_t i = 0; i < c->ncand && !e; i++)
+        e = cand_build(api, rt, c, i, bundle + koff[i], (size_t)(koff[i + 1] - koff[i]), grid + 3 * i,
+                       c->zero + zoff[i], (size_t)(zoff[i + 1] - zoff[i]), &ca);
+    if (!e && version >= 2)
+        e = xla_tune_create(api, &a, c, bundle, blen, tma, ca.ntma);
+    if (!e) {
+        XLA_FFI_State_Set_Args sa = {XLA_FFI_State_Set_Args_STRUCT_SIZE, NULL, f->ctx,
+                                     XLA_FFI_ExecutionStage_INSTANTIATE, &state_id[platform], c};
+        e = api->XLA_FFI_State_Set(&sa);
+    }
     if (e)
         call_delete(c);
+out:
+    json_decref(ca.per_cand);
+    if (koff != one_kernel)
+        free(koff);
+    free(zoff);
+    free(grid);
+    free(zero);
+    free(tma);
     return e;
 }
 
@@ -516,7 +668,7 @@ static trd_device_t *find_device(trd_runtime_t *rt, int platform, int32_t ordina
     return NULL;
 }
 
-static const char *param_label(const struct param *p, char *buf, size_t cap)
+static const char *param_label(const struct xla_param *p, char *buf, size_t cap)
 {
     if (p->name)
         snprintf(buf, cap, " '%s'", p->name);
@@ -535,7 +687,7 @@ static int same_width_int(int32_t a, int32_t b)
     return 0;
 }
 
-static uint64_t buffer_bytes(const XLA_FFI_Buffer *b)
+uint64_t xla_buffer_bytes(const XLA_FFI_Buffer *b)
 {
     uint64_t n = xla_dtype_bytes(b->dtype);
     for (int64_t i = 0; i < b->rank; i++)
@@ -543,54 +695,64 @@ static uint64_t buffer_bytes(const XLA_FFI_Buffer *b)
     return n;
 }
 
-/* The first execute on a device: the buffers' types against the signature. */
-static XLA_FFI_Error *check_buffers(XLA_FFI_CallFrame *f, struct call *c, struct slot *s)
+/* The first execute on a device: the buffers' types against the signature, every candidate's zeroed results. */
+XLA_FFI_Error *xla_check_buffers(XLA_FFI_CallFrame *f, const struct xla_call *c)
 {
     const XLA_FFI_Api *api = f->api;
     char nm[96];
     for (uint32_t i = 0; i < c->nparams; i++) {
-        const struct param *p = &c->params[i];
+        const struct xla_param *p = &c->params[i];
         if (p->kind != ARG_OPERAND && p->kind != ARG_RESULT)
             continue;
         const char *what = p->kind == ARG_OPERAND ? "operand" : "result";
         int64_t n = p->kind == ARG_OPERAND ? f->args.size : f->rets.size;
         if (p->index >= n)
-            return error(api, XLA_FFI_Error_Code_INVALID_ARGUMENT,
-                         "kernel '%s' argument %u%s: %s %lld does not exist (the call has %lld)", c->name, i,
-                         param_label(p, nm, sizeof nm), what, (long long)p->index, (long long)n);
+            return xla_error(api, XLA_FFI_Error_Code_INVALID_ARGUMENT,
+                             "kernel '%s' argument %u%s: %s %lld does not exist (the call has %lld)", c->name, i,
+                             param_label(p, nm, sizeof nm), what, (long long)p->index, (long long)n);
         const XLA_FFI_Buffer *b =
             p->kind == ARG_OPERAND ? f->args.args[p->index] : f->rets.rets[p->index];
         int32_t got = xla_dtype_scalar(b->dtype);
         if (got != p->elem && !same_width_int(got, p->elem))
-            return error(api, XLA_FFI_Error_Code_INVALID_ARGUMENT,
-                         "kernel '%s' argument %u%s (*%s): %s %lld is an array of %s", c->name, i,
-                         param_label(p, nm, sizeof nm), trd_scalar_name(p->elem), what, (long long)p->index,
-                         xla_dtype_name(b->dtype));
+            return xla_error(api, XLA_FFI_Error_Code_INVALID_ARGUMENT,
+                             "kernel '%s' argument %u%s (*%s): %s %lld is an array of %s", c->name, i,
+                             param_label(p, nm, sizeof nm), trd_scalar_name(p->elem), what, (long long)p->index,
+                             xla_dtype_name(b->dtype));
     }
+    for (uint32_t k = 0; k < c->ncand; k++)
+        for (uint32_t z = 0; z < c->cands[k].nzero; z++)
+            if (c->cands[k].zero[z] < 0 || c->cands[k].zero[z] >= f->rets.size)
+                return xla_error(api, XLA_FFI_Error_Code_INVALID_ARGUMENT,
+                                 "kernel '%s': result %lld to zero does not exist", c->name,
+                                 (long long)c->cands[k].zero[z]);
+    return NULL;
+}
+
+trd_status_t xla_run_check(XLA_FFI_CallFrame *f, const struct xla_call *c, const struct xla_slot *s,
+                           const struct xla_run *r)
+{
     for (uint32_t t = 0; t < c->ntma; t++) {
-        trd_status_t st = xla_tma_check(f, &c->tma[t], s->ops, s->dev->uri);
+        trd_status_t st = xla_tma_check(f, &r->cand->tma[t], s->ops, s->dev->uri);
         if (st != TRD_OK)
-            return error(api, errc_of(st), "%s", trd_error_message());
+            return st;
     }
-    for (uint32_t z = 0; z < c->nzero; z++)
-        if (c->zero[z] < 0 || c->zero[z] >= f->rets.size)
-            return error(api, XLA_FFI_Error_Code_INVALID_ARGUMENT, "kernel '%s': result %lld to zero does not exist",
-                         c->name, (long long)c->zero[z]);
     for (int k = 0; k < 2; k++) {
-        if (!s->scratch_need[k])
+        if (!r->scratch_need[k])
             continue;
         const char *kind = k ? "profile" : "global";
         if (c->scratch[k] < 0 || c->scratch[k] >= f->rets.size)
-            return error(api, XLA_FFI_Error_Code_INVALID_ARGUMENT,
-                         "kernel '%s' needs %llu bytes of %s scratch on %s, but the call passes no scratch buffer",
-                         c->name, (unsigned long long)s->scratch_need[k], kind, s->dev->uri);
-        uint64_t have = buffer_bytes(f->rets.rets[c->scratch[k]]);
-        if (have < s->scratch_need[k])
-            return error(api, XLA_FFI_Error_Code_INVALID_ARGUMENT,
-                         "kernel '%s' needs %llu bytes of %s scratch on %s, the scratch buffer has %llu", c->name,
-                         (unsigned long long)s->scratch_need[k], kind, s->dev->uri, (unsigned long long)have);
+            return trd_error_set(TRD_ERR_INVALID_ARGUMENT,
+                                 "kernel '%s' needs %llu bytes of %s scratch on %s, but the call passes no scratch "
+                                 "buffer",
+                                 c->name, (unsigned long long)r->scratch_need[k], kind, s->dev->uri);
+        uint64_t have = xla_buffer_bytes(f->rets.rets[c->scratch[k]]);
+        if (have < r->scratch_need[k])
+            return trd_error_set(TRD_ERR_INVALID_ARGUMENT,
+                                 "kernel '%s' needs %llu bytes of %s scratch on %s, the scratch buffer has %llu",
+                                 c->name, (unsigned long long)r->scratch_need[k], kind, s->dev->uri,
+                                 (unsigned long long)have);
     }
-    return NULL;
+    return TRD_OK;
 }
 
 static uint64_t align_up(uint64_t v, uint64_t a)
@@ -598,32 +760,47 @@ static uint64_t align_up(uint64_t v, uint64_t a)
     return a ? (v + a - 1) / a * a : v;
 }
 
-/* The slow path, once per device: load the kernel with that device's driver. */
-static XLA_FFI_Error *slot_for(XLA_FFI_CallFrame *f, struct call *c, trd_device_t *dev, struct slot **out)
+trd_status_t xla_run_load(const struct xla_cand *cand, trd_device_t *dev, struct xla_run *out)
+{
+    struct trd_loaded *l;
+    trd_status_t st = trd_kernel_loaded(cand->kernel, dev, &l);
+    if (st != TRD_OK)
+        return st;
+    const struct trd_meta *m = &l->target->meta;
+    uint64_t programs = (uint64_t)cand->grid[0] * cand->grid[1] * cand->grid[2] * m->num_ctas;
+    out->cand = cand;
+    out->loaded = l;
+    out->scratch_need[0] =
+        m->global_scratch_size ? programs * align_up(m->global_scratch_size, m->global_scratch_align) : 0;
+    out->scratch_need[1] =
+        m->profile_scratch_size ? programs * align_up(m->profile_scratch_size, m->profile_scratch_align) : 0;
+    return TRD_OK;
+}
+
+/* The slow path, once per device: the slot, with the kernel loaded by that device's driver (an autotuned
+ * call's candidate is chosen afterwards, by xla_tune_choose). */
+static XLA_FFI_Error *slot_for(XLA_FFI_CallFrame *f, struct xla_call *c, trd_device_t *dev, struct xla_slot **out)
 {
     const XLA_FFI_Api *api = f->api;
     pthread_mutex_lock(&c->lock);
-    struct slot *s = atomic_load_explicit(&c->slots[dev->index], memory_order_relaxed);
+    struct xla_slot *s = atomic_load_explicit(&c->slots[dev->index], memory_order_relaxed);
     XLA_FFI_Error *e = NULL;
     if (!s) {
-        struct trd_loaded *l;
+        struct xla_run run = {0};
         void *h;
-        trd_status_t st = trd_kernel_loaded(c->ck->kernel, dev, &l);
+        trd_status_t st = c->tune ? TRD_OK : xla_run_load(&c->cands[0], dev, &run);
         if (st == TRD_OK)
             st = trd_device_handle(dev, &h);
         if (st != TRD_OK) {
-            e = error(api, errc_of(st), "trident: %s", trd_error_message());
+            e = xla_error(api, xla_errc(st), "trident: %s", trd_error_message());
         } else if (!(s = calloc(1, sizeof *s))) {
-            e = error(api, XLA_FFI_Error_Code_RESOURCE_EXHAUSTED, "trident: out of memory");
+            e = xla_error(api, XLA_FFI_Error_Code_RESOURCE_EXHAUSTED, "trident: out of memory");
         } else {
             s->dev = dev;
             s->devh = h;
             s->ops = dev->drv->ops;
-            s->loaded = l;
-            const struct trd_meta *m = &l->target->meta;
-            uint64_t programs = (uint64_t)c->grid[0] * c->grid[1] * c->grid[2] * m->num_ctas;
-            s->scratch_need[0] = m->global_scratch_size ? programs * align_up(m->global_scratch_size, m->global_scratch_align) : 0;
-            s->scratch_need[1] = m->profile_scratch_size ? programs * align_up(m->profile_scratch_size, m->profile_scratch_align) : 0;
+            s->run = run;
+            pthread_mutex_init(&s->tune_lock, NULL);
             atomic_store_explicit(&c->slots[dev->index], s, memory_order_release);
         }
     }
@@ -633,11 +810,9 @@ static XLA_FFI_Error *slot_for(XLA_FFI_CallFrame *f, struct call *c, trd_device_
     return e;
 }
 
-/* The driver's stream object over XLA's stream, for memsets: made once per
- * stream (XLA uses few: its compute stream, a capture stream). */
-static void *wrapped_stream(struct slot *s, void *native)
+void *xla_slot_stream(struct xla_slot *s, void *native)
 {
-    for (int i = 0; i < STREAM_CACHE; i++) {
+    for (int i = 0; i < XLA_STREAM_CACHE; i++) {
         void *cur = atomic_load_explicit(&s->streams[i].native, memory_order_acquire);
         if (cur == native) {
             void *w = atomic_load_explicit(&s->streams[i].wrapped, memory_order_acquire);
@@ -659,6 +834,55 @@ static void *wrapped_stream(struct slot *s, void *native)
     return NULL;
 }
 
+trd_status_t xla_run_launch(XLA_FFI_CallFrame *f, const struct xla_call *c, struct xla_slot *s,
+                            const struct xla_run *r, void *stream)
+{
+    const struct xla_cand *cand = r->cand;
+    /* zero what must be zeroed, on the same stream (a memset node in a graph) */
+    for (uint32_t z = 0; z < cand->nzero; z++) {
+        const XLA_FFI_Buffer *b = f->rets.rets[cand->zero[z]];
+        void *ws = stream ? xla_slot_stream(s, stream) : NULL;
+        if (stream && !ws)
+            return trd_error_set(TRD_ERR_INTERNAL, "kernel '%s': cannot use XLA's stream on %s", c->name,
+                                 s->dev->uri);
+        trd_status_t st = s->ops->mem_set(s->devh, b->data, 0, xla_buffer_bytes(b), ws);
+        if (st != TRD_OK)
+            return trd_error_wrap(st, "kernel '%s': zeroing result %lld", c->name, (long long)cand->zero[z]);
+    }
+    if (cand->grid[0] == 0 || cand->grid[1] == 0 || cand->grid[2] == 0)
+        return TRD_OK;
+    uint64_t storage[XLA_MAX_PARAMS];
+    void *params[XLA_MAX_PARAMS + TRD_DRIVER_EXTRA_PARAMS];
+    uint32_t sizes[XLA_MAX_PARAMS + TRD_DRIVER_EXTRA_PARAMS];
+    memcpy(storage, c->storage, c->nparams * sizeof *storage);
+    memcpy(sizes, c->sizes, c->nparams * sizeof *sizes);
+    for (uint32_t i = 0; i < c->nparams; i++) {
+        const struct xla_param *p = &c->params[i];
+        if (p->kind == ARG_OPERAND)
+            memcpy(&storage[i], &((XLA_FFI_Buffer *)f->args.args[p->index])->data, sizeof(void *));
+        else if (p->kind == ARG_RESULT)
+            memcpy(&storage[i], &((XLA_FFI_Buffer *)f->rets.rets[p->index])->data, sizeof(void *));
+        params[i] = &storage[i];
+    }
+    xla_tma_bytes maps[XLA_TMA_MAX];
+    trd_status_t st;
+    if (c->ntma && (st = xla_tma_encode(f, cand->tma, c->ntma, s->ops, s->devh, maps, params)) != TRD_OK)
+        return trd_error_wrap(st, "encoding a tensor map on %s", s->dev->uri);
+    trd_driver_launch_t dl = {
+        .struct_size = sizeof dl,
+        .num_params = c->nparams,
+        .grid = {cand->grid[0], cand->grid[1], cand->grid[2]},
+        .params = params,
+        .param_sizes = sizes,
+        .global_scratch = c->scratch[0] >= 0 && r->scratch_need[0] ? ((XLA_FFI_Buffer *)f->rets.rets[c->scratch[0]])->data : NULL,
+        .profile_scratch = c->scratch[1] >= 0 && r->scratch_need[1] ? ((XLA_FFI_Buffer *)f->rets.rets[c->scratch[1]])->data : NULL,
+    };
+    st = s->ops->launch(r->loaded->module, NULL, stream, &dl);
+    if (st != TRD_OK)
+        return trd_error_wrap(st, "launching kernel '%s' on %s", c->name, s->dev->uri);
+    return TRD_OK;
+}
+
 static XLA_FFI_Error *execute(XLA_FFI_CallFrame *f, int platform)
 {
     XLA_FFI_Error *q;
@@ -670,31 +894,11 @@ static XLA_FFI_Error *execute(XLA_FFI_CallFrame *f, int platform)
     XLA_FFI_Error *e = api->XLA_FFI_State_Get(&ga);
     if (e)
         return e;
-    struct call *c = ga.state;
+    struct xla_call *c = ga.state;
     int32_t ordinal = 0;
     if (!device_ordinal(f, &ordinal) && platform != PLATFORM_CPU)
-        return error(api, XLA_FFI_Error_Code_UNIMPLEMENTED,
-                     "trident_kernel_call: this XLA does not tell the device ordinal (XLA_FFI_DeviceOrdinal_Get)");
-    trd_runtime_t *rt = c->ck->kernel->rt;
-    /* the device's slot: one load on the fast path */
-    struct slot *s = ordinal >= 0 && ordinal < 64 ? atomic_load_explicit(&c->by_ordinal[ordinal], memory_order_acquire)
-                                                  : NULL;
-    if (!s) {
-        trd_device_t *dev = find_device(rt, platform, ordinal);
-        if (!dev)
-            return error(api, XLA_FFI_Error_Code_NOT_FOUND,
-                         "kernel '%s': trident has no %s device for XLA's device %d (see `trident devices`)", c->name,
-                         backend_of(platform), ordinal);
-        if ((e = slot_for(f, c, dev, &s)) != NULL)
-            return e;
-        if (ordinal >= 0 && ordinal < 64)
-            atomic_store_explicit(&c->by_ordinal[ordinal], s, memory_order_release);
-    }
-    if (!atomic_load_explicit(&s->checked, memory_order_acquire)) {
-        if ((e = check_buffers(f, c, s)) != NULL)
-            return e;
-        atomic_store_explicit(&s->checked, 1, memory_order_release);
-    }
+        return xla_error(api, XLA_FFI_Error_Code_UNIMPLEMENTED,
+                         "trident_kernel_call: this XLA does not tell the device ordinal (XLA_FFI_DeviceOrdinal_Get)");
     void *stream = NULL;
     if (platform != PLATFORM_CPU) {
         XLA_FFI_Stream_Get_Args sa = {XLA_FFI_Stream_Get_Args_STRUCT_SIZE, NULL, f->ctx, NULL};
@@ -702,49 +906,36 @@ static XLA_FFI_Error *execute(XLA_FFI_CallFrame *f, int platform)
             return e;
         stream = sa.stream;
     }
-    /* zero what must be zeroed, on the same stream (a memset node in a graph) */
-    for (uint32_t z = 0; z < c->nzero; z++) {
-        const XLA_FFI_Buffer *b = f->rets.rets[c->zero[z]];
-        void *ws = stream ? wrapped_stream(s, stream) : NULL;
-        if (stream && !ws)
-            return error(api, XLA_FFI_Error_Code_INTERNAL, "kernel '%s': cannot use XLA's stream on %s", c->name,
-                         s->dev->uri);
-        trd_status_t st = s->ops->mem_set(s->devh, b->data, 0, buffer_bytes(b), ws);
-        if (st != TRD_OK)
-            return error(api, errc_of(st), "kernel '%s': zeroing result %lld: %s", c->name, (long long)c->zero[z],
-                         trd_error_message());
+    /* the device's slot: one load on the fast path */
+    int fast = ordinal >= 0 && ordinal < XLA_MAX_ORDINALS;
+    struct xla_slot *s = fast ? atomic_load_explicit(&c->by_ordinal[ordinal], memory_order_acquire) : NULL;
+    if (!s) {
+        trd_device_t *dev = find_device(c->cands[0].kernel->rt, platform, ordinal);
+        if (!dev)
+            return xla_error(api, XLA_FFI_Error_Code_NOT_FOUND,
+                             "kernel '%s': trident has no %s device for XLA's device %d (see `trident devices`)",
+                             c->name, backend_of(platform), ordinal);
+        if ((e = slot_for(f, c, dev, &s)) != NULL)
+            return e;
+        if (c->tune) {
+            int launched = 0;
+            if ((e = xla_tune_choose(f, c, s, stream, &launched)) != NULL || launched)
+                return e;
+        }
+        if (fast)
+            atomic_store_explicit(&c->by_ordinal[ordinal], s, memory_order_release);
     }
-    if (c->grid[0] == 0 || c->grid[1] == 0 || c->grid[2] == 0)
-        return NULL;
-    uint64_t storage[MAX_PARAMS];
-    void *params[MAX_PARAMS + TRD_DRIVER_EXTRA_PARAMS];
-    uint32_t sizes[MAX_PARAMS + TRD_DRIVER_EXTRA_PARAMS];
-    memcpy(storage, c->storage, c->nparams * sizeof *storage);
-    memcpy(sizes, c->sizes, c->nparams * sizeof *sizes);
-    for (uint32_t i = 0; i < c->nparams; i++) {
-        const struct param *p = &c->params[i];
-        if (p->kind == ARG_OPERAND)
-            memcpy(&storage[i], &((XLA_FFI_Buffer *)f->args.args[p->index])->data, sizeof(void *));
-        else if (p->kind == ARG_RESULT)
-            memcpy(&storage[i], &((XLA_FFI_Buffer *)f->rets.rets[p->index])->data, sizeof(void *));
-        params[i] = &storage[i];
+    if (!atomic_load_explicit(&s->checked, memory_order_acquire)) {
+        trd_status_t st;
+        if ((e = xla_check_buffers(f, c)) != NULL)
+            return e;
+        if ((st = xla_run_check(f, c, s, &s->run)) != TRD_OK)
+            return xla_error(api, xla_errc(st), "%s", trd_error_message());
+        atomic_store_explicit(&s->checked, 1, memory_order_release);
     }
-    xla_tma_bytes maps[XLA_TMA_MAX];
-    trd_status_t st;
-    if (c->ntma && (st = xla_tma_encode(f, c->tma, c->ntma, s->ops, s->devh, maps, params)) != TRD_OK)
-        return error(api, errc_of(st), "encoding a tensor map on %s: %s", s->dev->uri, trd_error_message());
-    trd_driver_launch_t dl = {
-        .struct_size = sizeof dl,
-        .num_params = c->nparams,
-        .grid = {c->grid[0], c->grid[1], c->grid[2]},
-        .params = params,
-        .param_sizes = sizes,
-        .global_scratch = c->scratch[0] >= 0 && s->scratch_need[0] ? ((XLA_FFI_Buffer *)f->rets.rets[c->scratch[0]])->data : NULL,
-        .profile_scratch = c->scratch[1] >= 0 && s->scratch_need[1] ? ((XLA_FFI_Buffer *)f->rets.rets[c->scratch[1]])->data : NULL,
-    };
-    st = s->ops->launch(s->loaded->module, NULL, stream, &dl);
+    trd_status_t st = xla_run_launch(f, c, s, &s->run, stream);
     if (st != TRD_OK)
-        return error(api, errc_of(st), "launching kernel '%s' on %s: %s", c->name, s->dev->uri, trd_error_message());
+        return xla_error(api, xla_errc(st), "%s", trd_error_message());
     return NULL;
 }
 

@@ -18,7 +18,11 @@ struct xla_attrs {
 int xla_attr_string(struct xla_attrs *a, const char *name, const char **data, size_t *len);
 /* An array of integers (S8 .. S64, U8 .. U64), converted to int64. */
 int xla_attr_ints(struct xla_attrs *a, const char *name, int64_t *out, size_t cap, size_t *count);
+/* The same into a malloc'ed array (at least one element) the caller frees. */
+int xla_attr_ints_new(struct xla_attrs *a, const char *name, size_t cap, int64_t **out, size_t *count);
 int xla_attr_int(struct xla_attrs *a, const char *name, int64_t *out);
+/* 1 when the call has the attribute (of any type). */
+int xla_attr_present(struct xla_attrs *a, const char *name);
 
 /* XLA dtype <-> trident scalar type. */
 int32_t xla_dtype_scalar(XLA_FFI_DataType t);
@@ -26,7 +30,7 @@ size_t xla_dtype_bytes(XLA_FFI_DataType t);
 const char *xla_dtype_name(XLA_FFI_DataType t);
 
 /* tma.c: tensor-map parameters (arg_kind 4). */
-#define XLA_TMA_MAX 16  /* per call */
+#define XLA_TMA_MAX 16  /* per candidate */
 
 struct xla_tma {
     uint32_t param;               /* the launch parameter it fills */
@@ -34,7 +38,7 @@ struct xla_tma {
     int64_t index;                /* of the base buffer */
     int fp4_padded;
     trd_tensor_map_desc_t desc;   /* all but the base address; label points at `label` */
-    char label[160];              /* "kernel 'k' argument 3 'a_desc'" */
+    char label[160];              /* "kernel 'k' argument 3 'a_desc'", "kernel 'k' candidate 1 argument 3 'a_desc'" */
 };
 
 /* 128-byte maps as kernel parameters take them: 64-byte aligned. */
@@ -43,18 +47,125 @@ typedef struct {
 } xla_tma_bytes;
 
 /* INSTANTIATE: decodes and checks one record of the `tma` attribute (TRD_XLA_TMA_FIELDS values) for launch
- * parameter `param` of `kernel` (named pname, or NULL), whose base is buffer `index` (arg_index). */
-trd_status_t xla_tma_decode(const int64_t *record, const char *kernel, uint32_t param, const char *pname,
-                            int64_t index, struct xla_tma *out);
-/* First EXECUTE on a device: the driver encodes tensor maps; the base buffer exists, has the map's element
- * size and holds every element the map reaches. */
+ * parameter `param` of `kernel` (named pname, or NULL), autotune candidate `cand` (-1: the call's only kernel),
+ * whose base is buffer `index` (arg_index). */
+trd_status_t xla_tma_decode(const int64_t *record, const char *kernel, int64_t cand, uint32_t param,
+                            const char *pname, int64_t index, struct xla_tma *out);
+/* The first EXECUTE of a candidate on a device: the driver encodes tensor maps; the base buffer exists, has the
+ * map's element size and holds every element the map reaches. */
 trd_status_t xla_tma_check(XLA_FFI_CallFrame *f, const struct xla_tma *t, const trd_driver_ops_t *ops,
                            const char *device);
 /* EXECUTE: encodes the n maps from the buffers' addresses into out[] and points params[] at them. */
 trd_status_t xla_tma_encode(XLA_FFI_CallFrame *f, const struct xla_tma *maps, uint32_t n, const trd_driver_ops_t *ops,
                             void *device, xla_tma_bytes *out, void **params);
 
-/* 1 when the call has the attribute (of any type). */
-int xla_attr_present(struct xla_attrs *a, const char *name);
+/* ------------------------------------------------------------- the call */
+
+enum { PLATFORM_CUDA, PLATFORM_ROCM, PLATFORM_CPU, PLATFORM_COUNT };
+
+#define XLA_MAX_PARAMS 512
+#define XLA_MAX_ZERO 64          /* results one candidate zeroes */
+#define XLA_MAX_CANDIDATES 256
+#define XLA_MAX_ORDINALS 64      /* XLA device ordinals with a lock-free slot lookup */
+#define XLA_STREAM_CACHE 8
+
+enum xla_arg_kind { ARG_OPERAND = 0, ARG_RESULT = 1, ARG_SCALAR = 2, ARG_NULL = 3, ARG_TMA = 4 };
+
+struct xla_param {
+    int32_t kind;
+    int64_t index;
+    int32_t elem;       /* pointee type of a pointer parameter */
+    uint32_t size;
+    const char *name;   /* from the signature, may be NULL */
+};
+
+struct xla_cached_kernel;
+
+/* One kernel the call may launch: its only one, or an autotune candidate. */
+struct xla_cand {
+    struct xla_cached_kernel *ck;
+    trd_kernel_t *kernel;
+    uint32_t grid[3];
+    uint32_t nzero;
+    const int64_t *zero;   /* results zeroed before each launch (into the call's array) */
+    const struct xla_tma *tma;  /* its c->ntma tensor maps (into the call's array): its own, since a map's box
+                                   comes from the candidate's compilation */
+};
+
+/* A candidate loaded on a device: what launching it there needs. */
+struct xla_run {
+    const struct xla_cand *cand;
+    struct trd_loaded *loaded;
+    uint64_t scratch_need[2];   /* bytes of global and profile scratch its grid needs */
+};
+
+struct xla_stream_wrap {
+    _Atomic(void *) native;   /* the key, claimed first */
+    _Atomic(void *) wrapped;  /* the driver's stream object over it, published second */
+};
+
+/* The call on one device. */
+struct xla_slot {
+    trd_device_t *dev;
+    void *devh;
+    const trd_driver_ops_t *ops;
+    struct xla_run run;           /* what EXECUTE launches; set before the slot is published by ordinal */
+    atomic_int checked;
+    struct xla_stream_wrap streams[XLA_STREAM_CACHE];
+    pthread_mutex_t tune_lock;    /* an autotuned call's choice on this device */
+    atomic_int capture_warned;
+};
+
+struct xla_tune;
+
+struct xla_call {
+    int platform;
+    const char *name;
+    uint32_t nparams;
+    struct xla_param params[XLA_MAX_PARAMS];
+    uint64_t storage[XLA_MAX_PARAMS];   /* scalars packed; pointers filled per execute */
+    uint32_t sizes[XLA_MAX_PARAMS + TRD_DRIVER_EXTRA_PARAMS];
+    int64_t scratch[2];
+    uint32_t ncand;
+    struct xla_cand *cands;
+    int64_t *zero;                   /* every candidate's zeroed results */
+    uint32_t ntma;                   /* tensor-map parameters, the same in every candidate */
+    struct xla_tma *tma;             /* ncand * ntma: candidate i's maps at i * ntma, in parameter order */
+    struct xla_tune *tune;           /* NULL: one candidate, launched as it is */
+    uint32_t ndev;
+    _Atomic(struct xla_slot *) *slots;                       /* per trident device */
+    _Atomic(struct xla_slot *) by_ordinal[XLA_MAX_ORDINALS]; /* ready slots by XLA's ordinal: the fast path */
+    pthread_mutex_t lock;            /* making a slot */
+};
+
+XLA_FFI_Error *xla_error(const XLA_FFI_Api *api, XLA_FFI_Error_Code code, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+XLA_FFI_Error_Code xla_errc(trd_status_t st);
+uint64_t xla_buffer_bytes(const XLA_FFI_Buffer *b);
+
+/* Loads a candidate for a device (trd_kernel_loaded: cached after the first time). */
+trd_status_t xla_run_load(const struct xla_cand *cand, trd_device_t *dev, struct xla_run *out);
+/* The first EXECUTE on a device: the buffers' element types against the signature, the zeroed results. */
+XLA_FFI_Error *xla_check_buffers(XLA_FFI_CallFrame *f, const struct xla_call *c);
+/* The first EXECUTE of a run on a device: the call's scratch results are large enough for it, and its tensor
+ * maps' base buffers fit them. */
+trd_status_t xla_run_check(XLA_FFI_CallFrame *f, const struct xla_call *c, const struct xla_slot *s,
+                           const struct xla_run *r);
+/* Zeroes the run's zeroed results, encodes its tensor maps and launches it on XLA's stream (NULL on the CPU):
+ * EXECUTE's work. */
+trd_status_t xla_run_launch(XLA_FFI_CallFrame *f, const struct xla_call *c, struct xla_slot *s,
+                            const struct xla_run *r, void *stream);
+/* The driver's stream object over XLA's stream, made once per stream. */
+void *xla_slot_stream(struct xla_slot *s, void *native);
+
+/* autotune.c: an autotuned call (version 2 attributes). */
+XLA_FFI_Error *xla_tune_create(const XLA_FFI_Api *api, struct xla_attrs *a, struct xla_call *c,
+                               const char *bundles, size_t len, const int64_t *tma, size_t ntma);
+void xla_tune_free(struct xla_tune *t);
+/* The first EXECUTE on a device: makes s->run the chosen candidate (kept on disk, in memory, or benchmarked
+ * on the call's buffers). While XLA's stream is being captured and no choice exists, launches candidate 0
+ * instead and sets *launched. */
+XLA_FFI_Error *xla_tune_choose(XLA_FFI_CallFrame *f, struct xla_call *c, struct xla_slot *s, void *stream,
+                               int *launched);
 
 #endif

@@ -3,11 +3,13 @@
  * Triton passes a host tensor descriptor that it lowered to the TMA unit as a
  * 128-byte CUtensorMap by value, encoded from the base buffer's device address,
  * which XLA gives only at EXECUTE. INSTANTIATE decodes and checks the `tma`
- * attribute (one record per kind-4 parameter) into templates; the first EXECUTE
- * on a device checks the base buffers against them; every EXECUTE encodes each
- * map from its template and the buffer's address into the caller's stack, with
- * the driver's tensor_map_encode: host work, no lock, no allocation, so a CUDA
- * graph capture records the encoded bytes as kernel parameters. */
+ * attribute (one record per kind-4 parameter, per candidate of an autotuned
+ * call: a map's box comes from the compilation) into templates; the first
+ * EXECUTE of a candidate on a device checks the base buffers against them;
+ * every EXECUTE encodes each map of the launched candidate from its template
+ * and the buffer's address into the caller's stack, with the driver's
+ * tensor_map_encode: host work, no lock, no allocation, so a CUDA graph
+ * capture records the encoded bytes as kernel parameters. */
 #include <stdio.h>
 #include <string.h>
 
@@ -32,12 +34,15 @@ static trd_status_t bad(const struct xla_tma *t, const char *fmt, ...)
     return trd_error_set(TRD_ERR_INVALID_ARGUMENT, "%s: tensor map: %s", t->label, msg);
 }
 
-trd_status_t xla_tma_decode(const int64_t *r, const char *kernel, uint32_t param, const char *pname, int64_t index,
-                            struct xla_tma *out)
+trd_status_t xla_tma_decode(const int64_t *r, const char *kernel, int64_t cand, uint32_t param, const char *pname,
+                            int64_t index, struct xla_tma *out)
 {
     struct xla_tma tmp, *t = &tmp; /* *out is written on success only */
     memset(t, 0, sizeof *t);
-    snprintf(t->label, sizeof t->label, "kernel '%s' argument %u%s%s%s", kernel, param, pname ? " '" : "",
+    char which[32] = "";
+    if (cand >= 0) /* each autotune candidate has its own map */
+        snprintf(which, sizeof which, " candidate %lld", (long long)cand);
+    snprintf(t->label, sizeof t->label, "kernel '%s'%s argument %u%s%s%s", kernel, which, param, pname ? " '" : "",
              pname ? pname : "", pname ? "'" : "");
     t->param = param;
     t->index = index;

@@ -349,6 +349,21 @@ static void *cuda_stream_native(void *stream)
     return ((struct cuda_stream *)stream)->s;
 }
 
+static trd_status_t cuda_stream_capturing(void *stream, int32_t *capturing)
+{
+    struct cuda_stream *s = stream;
+    const struct cuda_api *api = s->dev->api;
+    if (!api->cuStreamIsCapturing)
+        return trd_driver_error(TRD_ERR_UNSUPPORTED, "this libcuda has no cuStreamIsCapturing");
+    CUstreamCaptureStatus status;
+    CUresult r = api->cuStreamIsCapturing(s->s, &status);
+    if (r != CUDA_SUCCESS)
+        return cuda_error(api, r, "cuStreamIsCapturing on cuda:%d", s->dev->ordinal);
+    /* an invalidated capture is still a capture: waiting on the stream would fail the same way */
+    *capturing = status != CU_STREAM_CAPTURE_STATUS_NONE;
+    return TRD_OK;
+}
+
 /* -------------------------------------------------------------- events */
 
 struct cuda_event {
@@ -456,6 +471,7 @@ static const trd_driver_ops_t ops = {
     .event_sync = cuda_event_sync,
     .event_elapsed = cuda_event_elapsed,
     .tensor_map_encode = cuda_tensor_map_encode,
+    .stream_capturing = cuda_stream_capturing,
 };
 
 TRD_DRIVER_EXPORT const trd_driver_ops_t *trd_driver_entry(void);

@@ -30,6 +30,7 @@ static const trd_driver_ops_t ops = {
     .event_record = hip_event_record,
     .event_sync = hip_event_sync,
     .event_elapsed = hip_event_elapsed,
+    .stream_capturing = hip_stream_capturing,
 };
 
 TRD_DRIVER_EXPORT const trd_driver_ops_t *trd_driver_entry(void);

@@ -166,6 +166,7 @@ trd_status_t hip_stream_wrap(void *device, void *native, void **stream);
 void hip_stream_destroy(void *stream);
 trd_status_t hip_stream_sync(void *stream);
 void *hip_stream_native(void *stream);
+trd_status_t hip_stream_capturing(void *stream, int32_t *capturing);
 trd_status_t hip_event_create(void *device, void **event);
 void hip_event_destroy(void *event);
 trd_status_t hip_event_record(void *event, void *stream);

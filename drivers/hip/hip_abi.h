@@ -87,6 +87,7 @@ enum {
 
 #define HIP_STREAM_NON_BLOCKING 0x1u /* hipStreamNonBlocking */
 #define HIP_EVENT_DEFAULT 0x0u       /* hipEventDefault: timing enabled */
+#define HIP_STREAM_CAPTURE_NONE 0     /* hipStreamCaptureStatusNone (Active 1, Invalidated 2) */
 
 typedef struct hipUUID_t {
     char bytes[16];

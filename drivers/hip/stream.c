@@ -99,6 +99,21 @@ void *hip_stream_native(void *stream)
     return ((struct hip_stream *)stream)->handle;
 }
 
+trd_status_t hip_stream_capturing(void *stream, int32_t *capturing)
+{
+    struct hip_stream *s = stream;
+    const struct hip_api *api = &s->dev->drv->api;
+    if (!api->hipStreamIsCapturing)
+        return trd_driver_error(TRD_ERR_UNSUPPORTED, "this HIP runtime has no hipStreamIsCapturing");
+    int status = HIP_STREAM_CAPTURE_NONE;
+    hipError_t e = api->hipStreamIsCapturing(s->handle, &status);
+    if (e != HIP_SUCCESS)
+        return hip_fail(api, e, "hipStreamIsCapturing on %s failed", s->dev->uri);
+    /* an invalidated capture is still a capture: waiting on the stream would fail the same way */
+    *capturing = status != HIP_STREAM_CAPTURE_NONE;
+    return TRD_OK;
+}
+
 trd_status_t hip_event_create(void *device, void **out)
 {
     struct hip_device *dev = device;

@@ -61,6 +61,8 @@
              (hipFunction_t function, unsigned int grid_x, unsigned int grid_y, unsigned int grid_z,      \
               unsigned int block_x, unsigned int block_y, unsigned int block_z, unsigned int shared,      \
               hipStream_t stream, void **params))                                                         \
+    /* ROCm 5.3 and later: tells whether a stream is being captured into a graph. */                     \
+    OPTIONAL(hipError_t, hipStreamIsCapturing, (hipStream_t stream, int *status))                         \
     /* Recent runtimes only: launches with attributes (cluster dimensions). */                           \
     OPTIONAL(hipError_t, hipDrvLaunchKernelEx,                                                            \
              (const HIP_LAUNCH_CONFIG *config, hipFunction_t function, void **params, void **extra))

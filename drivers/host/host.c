@@ -353,6 +353,12 @@ static trd_status_t host_event_record(void *event, void *stream)
     pthread_mutex_lock(&e->lock);
     e->recorded++;
     pthread_mutex_unlock(&e->lock);
+    if (!stream) {
+        /* NULL-stream work has run by now (launches, copies and sets without a stream are synchronous):
+         * the event completes here, which is how XLA's CPU handlers time launches */
+        host_event_complete(e);
+        return TRD_OK;
+    }
     struct host_task t = {.kind = TASK_EVENT, .event = e};
     return host_stream_push(stream, &t);
 }

@@ -128,6 +128,8 @@ trd_status_t host_stream_push(struct host_stream *s, const struct host_task *t);
 trd_status_t host_stream_launch(struct host_stream *s, struct host_module *m, const trd_driver_launch_t *l);
 
 double host_now_ms(void);
+/* Stamps a recorded event with the time and marks one recording completed. */
+void host_event_complete(struct host_event *e);
 
 /* 1 when the image is a shared object for this host that lies within its
  * bytes; else 0 with the reason in err. */

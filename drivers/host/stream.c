@@ -13,6 +13,15 @@ double host_now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
+void host_event_complete(struct host_event *e)
+{
+    pthread_mutex_lock(&e->lock);
+    e->stamp_ms = host_now_ms();
+    e->completed++;
+    pthread_cond_broadcast(&e->changed);
+    pthread_mutex_unlock(&e->lock);
+}
+
 static void run_task(struct host_task *t)
 {
     switch (t->kind) {
@@ -25,15 +34,9 @@ static void run_task(struct host_task *t)
     case TASK_SET:
         memset(t->dst, t->value, (size_t)t->size);
         break;
-    case TASK_EVENT: {
-        struct host_event *e = t->event;
-        pthread_mutex_lock(&e->lock);
-        e->stamp_ms = host_now_ms();
-        e->completed++;
-        pthread_cond_broadcast(&e->changed);
-        pthread_mutex_unlock(&e->lock);
+    case TASK_EVENT:
+        host_event_complete(t->event);
         break;
-    }
     default:
         break;
     }

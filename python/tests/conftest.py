@@ -92,9 +92,9 @@ def gpu():
 
 @pytest.fixture
 def fresh_cache(tmp_path, monkeypatch):
-    """An empty trident disk cache and empty in-memory caches for the test."""
-    from trident.jax import autotune, compile as tc
+    """An empty trident disk cache and an empty in-memory kernel cache for the test (autotuning choices the
+    handler keeps in memory are per cache file, so a new directory starts without them)."""
+    from trident.jax import compile as tc
     monkeypatch.setenv("TRIDENT_CACHE_DIR", str(tmp_path / "trident"))
     monkeypatch.setattr(tc, "_compiled", {})
-    monkeypatch.setattr(autotune, "_choices", {})
     return tmp_path / "trident"

@@ -303,19 +303,21 @@ def test_gluon_kernel_compiles(record):
 
 
 def test_autotune_configs_compile_once_each(record, fresh_cache, monkeypatch):
-    if jax.default_backend() != "cpu":
-        pytest.skip("checks the no-device fallback: on a GPU the configs are benchmarked (test_jax_gpu)")
     compiled = []
     real = triton.compile
     monkeypatch.setattr(triton, "compile", lambda src, **kw: compiled.append(kw["options"]["num_warps"])
                         or real(src, **kw))
     tuned = triton.autotune([triton.Config({"BLOCK": 128}, num_warps=2), triton.Config({"BLOCK": 256}, num_warps=4)],
                             key=["n_elements"])(add_kernel)
-    with jt.targets(SM90), pytest.warns(RuntimeWarning, match="cannot benchmark"):
-        # no sm90 device here: the first config is used, with a warning
+    with jt.targets(SM90):
         jt.triton_call(X, X, kernel=tuned, out_shape=X, grid=lambda m: (jt.cdiv(1024, m["BLOCK"]),),
                        n_elements=1024)
-    assert sorted(compiled) == [2, 4] and record[0].grid == (8, 1, 1)
+    # both go to the handler, which benchmarks them at the first execution
+    assert sorted(compiled) == [2, 4]
+    call = record[0]
+    assert len(call.kernel) == 2 and call.grid == [(8, 1, 1), (4, 1, 1)]
+    assert call.autotune_key.startswith("add_kernel-") and call.zeroed_outputs == [[], []]
+    assert [targets_of(k) for k in call.kernel] == [[("cubin", "cuda", "sm90"), ("ptx", "cuda", "sm90")]] * 2
 
 
 def test_target_parsing():

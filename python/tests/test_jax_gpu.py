@@ -387,6 +387,75 @@ def test_heuristics_and_autotune_with_heuristics():
                                atol=0.05, rtol=0.05)
 
 
+AUTOTUNE_GPU_SCRIPT = """
+import json, os, sys
+sys.path.insert(0, sys.argv[1])
+import jax, jax.numpy as jnp, numpy as np, triton
+import trident.jax as jt
+from test_jax_gpu import add_inplace_kernel, add_kernel
+
+configs = [triton.Config({"BLOCK_SIZE": b}, num_warps=w) for b, w in ((128, 4), (256, 2), (1024, 4), (2048, 8))]
+add = triton.autotune(configs, key=["n_elements"])(add_kernel)
+add_inplace = triton.autotune(configs, key=["n_elements"], restore_value=["x_ptr"])(add_inplace_kernel)
+
+def chain(x, y):
+    outs = []
+    grid = lambda m: (jt.cdiv(x.size, m["BLOCK_SIZE"]),)
+    for _ in range(6):   # a dozen calls: more than a command buffer's minimum
+        x = jt.triton_call(x, y, x.size, kernel=add_inplace, grid=grid, INPLACE_Y=False, input_output_aliases={0: 0},
+                           out_shape=x)
+        outs.append(jt.triton_call(x, y, x.size, kernel=add, grid=grid, out_shape=x))
+    return x, outs
+
+def reference(x, y):
+    outs = []
+    for _ in range(6):
+        x = x + y
+        outs.append(x + y)
+    return x, outs
+
+n = 3_000_017
+rng = np.random.default_rng(11)
+x = jnp.asarray(rng.standard_normal(n).astype(np.float32))
+y = jnp.asarray(rng.standard_normal(n).astype(np.float32))
+want_x, want = jax.jit(reference)(x, y)
+f = jax.jit(chain)
+for _ in range(3):   # with command buffers: the first run chooses, the second captures, the third replays
+    got_x, got = f(x, y)
+    np.testing.assert_allclose(np.asarray(got_x), np.asarray(want_x), rtol=1e-6, atol=1e-6)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-6, atol=1e-6)
+files = sorted(os.listdir(os.path.join(os.environ["TRIDENT_CACHE_DIR"], "autotune")))
+assert len(files) == 2, files
+for name in files:
+    entry = json.load(open(os.path.join(os.environ["TRIDENT_CACHE_DIR"], "autotune", name)))
+    assert entry["candidates"] == 4 and entry["device"].startswith("cuda:"), entry
+    assert all(t is not None and t > 0 for t in entry["times_ms"]), entry
+print("ok")
+"""
+
+
+@pytest.mark.parametrize("command_buffers", [True, False])
+def test_autotune_chooses_at_the_first_execution(tmp_path, command_buffers):
+    """Autotuned calls, one an aliased in-place update, chained under jax.jit: the handler benchmarks the configs
+    at the first execution (before XLA captures anything into a command buffer), on the real inputs, and the
+    aliased input comes out as one launch leaves it."""
+    import os
+    import subprocess
+    import sys
+    flags = "" if command_buffers else "--xla_gpu_enable_command_buffer="
+    env = dict(os.environ, XLA_FLAGS=flags, XLA_PYTHON_CLIENT_PREALLOCATE="false", TRIDENT_LOG="info",
+               TRIDENT_CACHE_DIR=str(tmp_path / "trident"),
+               PYTHONPATH=os.pathsep.join(p for p in [os.path.dirname(os.path.dirname(os.path.dirname(jt.__file__))),
+                                                      os.environ.get("PYTHONPATH", "")] if p))
+    tests = os.path.dirname(os.path.abspath(__file__))
+    r = subprocess.run([sys.executable, "-c", AUTOTUNE_GPU_SCRIPT, tests], env=env, capture_output=True, text=True,
+                       timeout=600)
+    assert r.returncode == 0 and "ok" in r.stdout, (flags, r.stdout[-2000:], r.stderr[-4000:])
+    assert r.stderr.count("chosen by benchmark on the call's buffers") == 2, r.stderr[-4000:]
+    assert "being captured" not in r.stderr, r.stderr[-4000:]
+
+
 # ----------------------------------------------------- keywords and options
 
 def test_one_namespace_for_kernel_and_backend():

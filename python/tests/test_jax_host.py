@@ -5,6 +5,8 @@ buffers without a GPU. The Triton kernels are compiled too where a test sets
 targets (sm90, gfx942)."""
 import json
 import os
+import subprocess
+import sys
 
 import jax
 import jax.numpy as jnp
@@ -14,9 +16,8 @@ import triton
 import triton.language as tl
 
 import trident.jax as jt
-from trident.jax import autotune as jt_autotune
 
-from conftest import host_kernel_path
+from conftest import SRC, host_kernel_path
 
 
 @triton.jit
@@ -247,34 +248,87 @@ def test_targets_compile_for_gpus_and_run_the_twin(fresh_cache):
 
 # ---------------------------------------------------------------- autotune
 
-def _tuned_add(**kw):
-    return triton.autotune([triton.Config({"BLOCK": 1024}, num_warps=1), triton.Config({"BLOCK": 1024}, num_warps=2)],
-                           key=["n_elements"], **kw)(add_kernel)
+# The first execution of an autotuned call benchmarks its configs in libtrident's handler, on the call's
+# buffers. On the host a config is made slow by its grid: BLOCK=1 launches one program an element, where the
+# twins (512 or 128 elements a program) need one a block; the extra programs only cost their scheduling.
+AUTOTUNE_SCRIPT = """
+import json, os, sys
+sys.path.insert(0, sys.argv[1])
+import jax
+jax.config.update("jax_enable_x64", True)
+import jax.numpy as jnp, numpy as np, triton
+import trident.jax as jt
+from conftest import host_kernel_path
+from test_jax_host import accumulate_kernel, scale_inplace_kernel
+
+jt.host_twin(scale_inplace_kernel, host_kernel_path("scale_inplace_kernel"))
+jt.host_twin(accumulate_kernel, host_kernel_path("accumulate_kernel"))
+# the slow config first: choosing it by default, or on the wrong figures, fails
+scale = triton.autotune([triton.Config({"BLOCK": 1}), triton.Config({"BLOCK": 512})], key=["n"])(
+    scale_inplace_kernel)
+acc = triton.autotune([triton.Config({"BLOCK": 1}), triton.Config({"BLOCK": 128})], key=["n"],
+                      reset_to_zero=["out_ptr", "count_ptr"])(accumulate_kernel)
+
+def f(x, ints):
+    y = jt.triton_call(x, x.size, 1.75, kernel=scale, grid=lambda m: (jt.cdiv(x.size, m["BLOCK"]),),
+                       input_output_aliases={0: 0}, out_shape=x)
+    total, count = jt.triton_call(ints, ints.size, kernel=acc, grid=lambda m: (jt.cdiv(ints.size, m["BLOCK"]),),
+                                  out_shape=(jax.ShapeDtypeStruct((1,), jnp.int64),
+                                             jax.ShapeDtypeStruct((1,), jnp.int32)))
+    return y, total, count
+
+n = 300_000
+rng = np.random.default_rng(int(sys.argv[2]))
+x = jnp.asarray(rng.standard_normal(n).astype(np.float32))
+ints = jnp.asarray(rng.integers(-1000, 1000, n).astype(np.int32))
+x0, i0 = np.asarray(x).copy(), np.asarray(ints).copy()
+for run in (jax.jit(f), jax.jit(lambda a, b: f(a, b))):    # two executables of the same calls
+    y, total, count = run(x, ints)
+    # the aliased input as one launch leaves it, every element; the caller's arrays untouched
+    np.testing.assert_array_equal(np.asarray(y), x0 * np.float32(1.75))
+    np.testing.assert_array_equal(np.asarray(x), x0)
+    # reset_to_zero: zeroed before each launch, the benchmark's and the real one
+    assert int(total[0]) == int(i0.astype(np.int64).sum()) and int(count[0]) == n, (total, count)
+print("ok")
+"""
 
 
-def test_autotune_benchmarks_real_inputs_once_then_caches(fresh_cache, monkeypatch):
-    kernel = _tuned_add()
-    x, y = rand(4000), rand(4000, seed=1)
-    call = lambda x, y: jt.triton_call(x, y, kernel=kernel, out_shape=x, grid=(jt.cdiv(x.size, 1024),),
-                                       n_elements=x.size)
-    seen = []
-    real = jt_autotune.benchmark
-    monkeypatch.setattr(jt_autotune, "benchmark", lambda *a, **k: seen.append(a[-1]) or real(*a, **k))
-    np.testing.assert_array_equal(call(x, y), x + y)
-    assert seen == [True]                        # concrete: the real arrays
-    entries = list((fresh_cache / "autotune").iterdir())
-    assert len(entries) == 1
-    entry = json.loads(entries[0].read_text())
-    assert entry["inputs"] == "real" and entry["device"] == "host:0" and len(entry["times_ms"]) == 2
-    np.testing.assert_array_equal(jax.jit(call)(x, y), x + y)   # same shapes: no new benchmark
-    assert seen == [True]
-    x2, y2 = rand(5000), rand(5000, seed=1)
-    np.testing.assert_array_equal(jax.jit(call)(x2, y2), x2 + y2)
-    assert seen == [True, False]                 # traced: arrays of the same shapes
-    # a new process: the memory cache is empty, the disk holds the choice
-    monkeypatch.setattr(jt_autotune, "_choices", {})
-    monkeypatch.setattr(jt_autotune, "benchmark", lambda *a, **k: pytest.fail("benchmarked again"))
-    np.testing.assert_array_equal(call(x, y), x + y)
+def _autotune_run(tmp_path, seed):
+    env = dict(os.environ, TRIDENT_CACHE_DIR=str(tmp_path / "trident"), TRIDENT_LOG="info",
+               PYTHONPATH=str(SRC / "python"))
+    r = subprocess.run([sys.executable, "-c", AUTOTUNE_SCRIPT, str(SRC / "python" / "tests"), str(seed)], env=env,
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0 and "ok" in r.stdout, r.stdout[-2000:] + r.stderr[-4000:]
+    return r.stderr
+
+
+def test_autotune_chooses_at_first_execution_and_keeps_the_choice(tmp_path):
+    cache = tmp_path / "trident"
+    log = _autotune_run(tmp_path, 1)
+    # each call benchmarked once, in the first executable; the second took the choice from memory
+    assert log.count("chosen by benchmark on the call's buffers") == 2, log
+    assert log.count("from this process's memory") == 2, log
+    files = sorted((cache / "autotune").iterdir())
+    assert len(files) == 2 and all(f.name.endswith(f"-{trident_arch()}.json") for f in files)
+    assert oct((cache / "autotune").stat().st_mode & 0o777) == "0o700"
+    entries = {json.loads(f.read_text())["kernel"]: json.loads(f.read_text()) for f in files}
+    assert sorted(entries) == ["accumulate_kernel", "scale_inplace_kernel"]
+    for e in entries.values():
+        assert e["candidates"] == 2 and e["device"] == "host:0"
+        assert e["choice"] == 1, e                       # the fast config, although listed second
+        assert e["times_ms"][0] > e["times_ms"][1], e
+    stamps = [f.stat().st_mtime_ns for f in files]
+    # another process, other inputs of the same shapes: the files answer, nothing is benchmarked
+    log = _autotune_run(tmp_path, 2)
+    assert "chosen by benchmark" not in log, log
+    for f in files:
+        assert f"candidate 1 of 2, from {f}" in log, log
+    assert [f.stat().st_mtime_ns for f in files] == stamps
+
+
+def trident_arch():
+    import trident
+    return next(d["arch"] for d in trident.devices() if d["uri"] == "host:0")
 
 
 def test_autotune_prunes_configs_contradicting_keywords(fresh_cache):
@@ -294,29 +348,64 @@ def test_autotune_with_aliasing_runs_the_kernel_once(fresh_cache):
     np.testing.assert_allclose(out, np.asarray(x) * 2.0, rtol=1e-6)
 
 
-def test_autotune_hooks(fresh_cache, monkeypatch):
+def test_autotune_hooks(fresh_cache):
     calls = []
 
     def pre_hook(nargs):
-        calls.append(type(nargs["out_ptr"]).__name__)
+        calls.append((type(nargs["out_ptr"]).__name__, nargs["BLOCK"]))
         nargs["out_ptr"].zero_()
         nargs["count_ptr"].zero_()
 
     kernel = triton.autotune([triton.Config({"BLOCK": 128}, num_warps=1, pre_hook=pre_hook),
                               triton.Config({"BLOCK": 128}, num_warps=2, pre_hook=pre_hook)],
-                             key=["n"], reset_to_zero=["out_ptr"])(accumulate_kernel)
-    zeroed = []
-    real_zero = jt_autotune.BenchArray.zero_
-    monkeypatch.setattr(jt_autotune.BenchArray, "zero_", lambda self: zeroed.append(1) or real_zero(self))
+                             key=["n"])(accumulate_kernel)
     x = jax.random.randint(jax.random.key(4), (1000,), 0, 50, dtype=jnp.int32)
     with jax.enable_x64(True):
-        total, count = jt.triton_call(x, x.size, kernel=kernel, grid=(8,),
-                                      out_shape=(jax.ShapeDtypeStruct((1,), jnp.int64),
-                                                 jax.ShapeDtypeStruct((1,), jnp.int32)))
-        # the chosen config's pre_hook zeroes both outputs for the real launch
-        assert int(total[0]) == int(np.asarray(x, np.int64).sum()) and int(count[0]) == 1000
-    assert "BenchArray" in calls and "_Recorder" in calls
-    assert zeroed   # pre_hook and reset_to_zero ran on the benchmark buffers
+        for jit in (False, True):
+            call = lambda x: jt.triton_call(x, x.size, kernel=kernel, grid=(8,),
+                                            out_shape=(jax.ShapeDtypeStruct((1,), jnp.int64),
+                                                       jax.ShapeDtypeStruct((1,), jnp.int32)))
+            total, count = (jax.jit(call) if jit else call)(x)
+            # each config's pre_hook zeroes both outputs before each of its launches, benchmarks included
+            assert int(total[0]) == int(np.asarray(x, np.int64).sum()) and int(count[0]) == 1000
+    # the hooks ran at trace time, on recording proxies, once per config and trace
+    assert calls == [("_Recorder", 128)] * 4
+
+
+def test_autotune_pre_hooks_that_fill_inputs_differently_are_refused():
+    def hook(v):
+        return lambda nargs: nargs["x_ptr"].fill_(v)
+
+    kernel = triton.autotune([triton.Config({"BLOCK": 512}, pre_hook=hook(1.0)),
+                              triton.Config({"BLOCK": 512}, num_warps=2, pre_hook=hook(2.0))], key=[])(
+        scale_inplace_kernel)
+    x = rand(1000)
+    with pytest.raises(NotImplementedError, match="fill inputs differently"):
+        jt.triton_call(x, x.size, 2.0, kernel=kernel, grid=(2,), input_output_aliases={0: 0}, out_shape=x)
+    same = triton.autotune([triton.Config({"BLOCK": 512}, pre_hook=hook(3.0)),
+                            triton.Config({"BLOCK": 512}, num_warps=2, pre_hook=hook(3.0))], key=[])(
+        scale_inplace_kernel)
+    out = jt.triton_call(x, x.size, 2.0, kernel=same, grid=(2,), input_output_aliases={0: 0}, out_shape=x)
+    np.testing.assert_array_equal(out, np.full(1000, 6.0, np.float32))
+
+
+def test_autotune_pruning_runs_at_trace_time(fresh_cache):
+    seen = []
+
+    def early(configs, named, **kw):
+        seen.append((len(configs), tuple(named["x_ptr"].shape)))
+        return configs[1:]
+
+    kernel = triton.autotune([triton.Config({"BLOCK": 512}, num_warps=1), triton.Config({"BLOCK": 1024}),
+                              triton.Config({"BLOCK": 1024}, num_warps=2)], key=["n_elements"],
+                             prune_configs_by={"early_config_prune": early,
+                                               "perf_model": lambda **kw: kw["num_warps"], "top_k": 1})(add_kernel)
+    x, y = rand(3000), rand(3000, seed=1)
+    out = jax.jit(lambda x, y: jt.triton_call(x, y, kernel=kernel, out_shape=x,
+                                              grid=lambda m: (jt.cdiv(3000, m["BLOCK"]),), n_elements=3000))(x, y)
+    np.testing.assert_array_equal(out, x + y)
+    assert seen == [(3, (3000,))]
+    assert not (fresh_cache / "autotune").exists()   # one config left: no benchmark
 
 
 def test_heuristics_and_autotune_layers(fresh_cache):

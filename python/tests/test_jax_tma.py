@@ -4,8 +4,15 @@ them, their checks and error messages, compiled for sm90 without a GPU (the
 custom call is replaced by a recorder); the real handler refusing them on CPU;
 and, on a GPU (skipped elsewhere), real kernels taking host TensorDescriptors:
 tiled copies of several dtypes and ranks, a matmul, NaN padding, under
-jax.jit with XLA's command buffers, every element checked against jnp."""
+jax.jit with XLA's command buffers, every element checked against jnp.
+Autotuned: the configs' per-candidate records (their block shapes set by the
+configs' pre_hooks, Triton's idiom), and on a GPU every config benchmarked
+and run with its own maps."""
 from __future__ import annotations
+
+import json
+import os
+import warnings
 
 import jax
 import jax.numpy as jnp
@@ -221,14 +228,53 @@ def test_nan_padding_needs_a_float_array(ffi):
                        grid=(1, 1), out_shape=[])
 
 
-def test_autotuned_tma_kernel_uses_the_first_config(ffi):
-    tuned = triton.autotune([triton.Config({"BM": 64}), triton.Config({"BM": 32})], key=[])(copy2d)
-    x = jnp.zeros((128, 128), jnp.float16)
-    with jt.targets(SM90), pytest.warns(RuntimeWarning, match="TMA is not benchmarked yet; using the first config"):
-        jt.triton_call(jt.TensorDescriptor.from_array(x, [64, 64]), jt.TensorDescriptor.from_array(x, [64, 64]),
-                       kernel=tuned, out_shape=x, input_output_aliases={1: 0}, grid=lambda m: (128 // m["BM"], 2),
-                       BN=64)
-    assert records(ffi.calls[0]["attrs"])[0][18:20] == [64, 64]
+def copy_blocks(nargs):
+    """Triton's idiom for autotuning host descriptors: the config's pre_hook sets their block shapes."""
+    for name in ("in_desc", "out_desc"):
+        nargs[name].block_shape = [nargs["BM"], nargs["BN"]]
+
+
+def tuned_copy2d(blocks):
+    return triton.autotune([triton.Config({"BM": bm, "BN": bn}, pre_hook=copy_blocks) for bm, bn in blocks],
+                           key=[])(copy2d)
+
+
+def test_autotuned_tma_kernel_sends_each_candidates_records(ffi):
+    """Every config goes to the handler (version 2), each with its own tma records: its block shape, as its
+    compilation boxes it (a 32 x 128 fp16 block moves as 32 x 64 boxes)."""
+    x = jnp.zeros((128, 256), jnp.float16)
+    with jt.targets(SM90), warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        jt.triton_call(jt.TensorDescriptor.from_array(x, [8, 8]), jt.TensorDescriptor.from_array(x, [8, 8]),
+                       kernel=tuned_copy2d([(64, 64), (32, 128), (128, 32)]), out_shape=x,
+                       input_output_aliases={1: 0}, grid=lambda m: (128 // m["BM"], 256 // m["BN"]))
+    a = ffi.calls[0]["attrs"]
+    assert int(a["version"]) == 2
+    assert len(a["kernel_offsets"]) == 4
+    assert list(a["grid"]) == [2, 4, 1, 4, 2, 1, 1, 8, 1]
+    assert list(a["arg_kind"]) == [4, 2, 2, 2, 2, 4, 2, 2, 2, 2]
+    want = [record(6, 2, swizzle, [128, 256], [256, 1], box)
+            for box, swizzle in (([64, 64], 3), ([32, 64], 3), ([128, 32], 2)) for _ in range(2)]
+    assert records(a) == want
+
+
+def test_autotuned_kernel_call_with_tensor_maps(ffi):
+    """kernel_call given several kernels: each candidate's records from its own metadata, checked against the
+    descriptor (a candidate reading other elements fails at trace time, naming it)."""
+    k64, k32 = compiled_copy(jnp.float16, (128, 256), [64, 128]), compiled_copy(jnp.float16, (128, 256), [32, 64])
+    x = jnp.zeros((128, 256), jnp.float16)
+    d = jt.TensorDescriptor.from_array(x, [64, 128])
+    jt.kernel_call([k64, k32], d, 128, 256, 256, 1, d, 128, 256, 256, 1, grid=[(2, 2), (4, 4)], out_shape=[],
+                   autotune_key="copy2d-tma")
+    a = ffi.calls[-1]["attrs"]
+    assert a["autotune_key"] == "copy2d-tma"
+    assert records(a) == [record(6, 2, 3, [128, 256], [256, 1], box) for box in ([64, 64], [64, 64], [32, 64],
+                                                                                [32, 64])]
+    k_f32 = compiled_copy(jnp.float32, (128, 256), [32, 32])
+    with pytest.raises(jt.KernelCallError, match="kernel_call: candidate 1: kernel 'copy2d' argument 0 "
+                                                 "'in_desc_tma' \\(nvTmaDesc\\): .*its base is an array of float16 "
+                                                 "\\(2-byte elements\\); the kernel reads 4-byte elements"):
+        jt.kernel_call([k64, k_f32], d, 128, 256, 256, 1, d, 128, 256, 256, 1, grid=(2, 2), out_shape=[])
 
 
 def test_the_handler_refuses_tensor_maps_on_cpu():
@@ -243,6 +289,13 @@ def test_the_handler_refuses_tensor_maps_on_cpu():
     with pytest.raises(Exception, match="kernel 'copy2d' argument 0 'in_desc_tma': tensor maps \\(TMA\\) need the "
                                         "CUDA platform, not cpu"):
         jax.block_until_ready(f())
+    # an autotuned call's records, per candidate, decoded by the handler
+    k32 = compiled_copy(jnp.float16, (128, 256), [32, 64])
+    g = jax.jit(lambda: jt.kernel_call([k, k32], d, 128, 256, 256, 1, d, 128, 256, 256, 1, grid=[(2, 2), (4, 4)],
+                                       out_shape=[], has_side_effect=True))
+    with pytest.raises(Exception, match="kernel 'copy2d' candidate 0 argument 0 'in_desc_tma': tensor maps \\(TMA\\) "
+                                        "need the CUDA platform, not cpu"):
+        jax.block_until_ready(g())
 
 
 # ----------------------------------------------------------------- GPU runs
@@ -299,6 +352,60 @@ def test_gpu_nan_and_zero_padding(gpu):
         want = np.full((64, 64), fill, np.float32)
         want[:50] = np.asarray(x)
         np.testing.assert_array_equal(np.asarray(y), want)
+
+
+def matmul_blocks(nargs):
+    nargs["a_desc"].block_shape = [nargs["BM"], nargs["BK"]]
+    nargs["b_desc"].block_shape = [nargs["BK"], nargs["BN"]]
+
+
+def test_gpu_autotuned_tma_kernels(gpu, fresh_cache, tmp_path, monkeypatch):
+    """Autotuned kernels taking host descriptors, their configs of different block shapes (Triton's pre_hook
+    idiom), so each candidate has its own tensor maps, under jax.jit: the first execution benchmarks every
+    config, each launched with its own maps, and the fastest runs from then on (captured and replayed); then
+    each config in turn, forced by a kept choice naming it, gives jnp's result too."""
+    M, N, K = 300, 200, 256
+    a, b = rand((M, K), jnp.float16, 40), rand((K, N), jnp.float16, 41)
+    x = rand((200, 296), jnp.float16, 42)
+    mm = triton.autotune([triton.Config({"BM": bm, "BN": bn, "BK": bk}, pre_hook=matmul_blocks)
+                          for bm, bn, bk in ((64, 64, 64), (128, 64, 32), (32, 128, 64))], key=["M", "N", "K"])(
+        matmul_desc)
+    cp = tuned_copy2d([(64, 64), (32, 128), (128, 32)])
+
+    def body(a, b, x):
+        c = jt.triton_call(jt.TensorDescriptor.from_array(a, [16, 16]), jt.TensorDescriptor.from_array(b, [16, 16]),
+                           M, N, K, kernel=mm, out_shape=jax.ShapeDtypeStruct((M, N), jnp.float32),
+                           grid=lambda m: (triton.cdiv(M, m["BM"]), triton.cdiv(N, m["BN"])))
+        out = jnp.full(x.shape, jnp.nan, x.dtype)
+        y = jt.triton_call(jt.TensorDescriptor.from_array(x, [16, 16]), jt.TensorDescriptor.from_array(out, [16, 16]),
+                           kernel=cp, out_shape=out, input_output_aliases={1: 0},
+                           grid=lambda m: (triton.cdiv(x.shape[0], m["BM"]), triton.cdiv(x.shape[1], m["BN"])))
+        return c, y
+
+    want = np.asarray(jnp.dot(a.astype(jnp.float32), b.astype(jnp.float32)))
+
+    def check(c, y):
+        np.testing.assert_allclose(np.asarray(c), want, rtol=2e-2, atol=5e-2)
+        np.testing.assert_array_equal(np.asarray(y), np.asarray(x))
+
+    f = jax.jit(body)
+    for _ in range(3):   # the first execution chooses; with command buffers the second captures, the third replays
+        check(*f(a, b, x))
+    kept = fresh_cache / "autotune"
+    entries = {name: json.loads((kept / name).read_text()) for name in sorted(os.listdir(kept))}
+    assert len(entries) == 2, entries
+    for e in entries.values():   # every candidate ran in the benchmark
+        assert e["candidates"] == 3 and all(t is not None and t > 0 for t in e["times_ms"]), e
+    for i in range(3):
+        forced = tmp_path / f"forced{i}"
+        (forced / "autotune").mkdir(parents=True)
+        texts = {name: json.dumps({**e, "choice": i}) for name, e in entries.items()}
+        for name, text in texts.items():
+            (forced / "autotune" / name).write_text(text)
+        monkeypatch.setenv("TRIDENT_CACHE_DIR", str(forced))
+        check(*jax.jit(lambda a, b, x: body(a, b, x))(a, b, x))   # a new executable, reading the forced choices
+        for name, text in texts.items():   # used as they are, not benchmarked again
+            assert (forced / "autotune" / name).read_text() == text, name
 
 
 def test_gpu_under_jit_new_buffers_each_time(gpu):

@@ -89,6 +89,39 @@ def test_zeroed_outputs():
             assert int(count[0]) == n
 
 
+def test_autotuned_kernel_call(fresh_cache):
+    """Several kernels in one call: the handler benchmarks them at the first execution on the call's buffers
+    and launches the fastest. One candidate here runs the same kernel on a grid padded with 4 million programs
+    that do nothing but be scheduled: the slower one wherever it runs."""
+    n = 1 << 16
+    x = rand(n)
+    fast, slow = ((n + 511) // 512,), ((n + 511) // 512 + 4_000_000,)
+    k = kernel("scale_inplace_kernel")
+    for jit in (True, False):
+        f = (lambda x: tj.kernel_call([k, k], x, n, 2.5, grid=[slow, fast], out_shape=sds(x),
+                                      input_output_aliases={0: 0}, autotune_key="scale-twice"))
+        out = jax.jit(f)(x) if jit else f(x)
+        np.testing.assert_array_equal(np.asarray(out), np.asarray(x) * np.float32(2.5))   # once, not once a run
+    assert len(list((fresh_cache / "autotune").iterdir())) == 1
+    dev = next(d for d in trident.devices() if d["kind"] == ("gpu" if jax.default_backend() != "cpu" else "cpu"))
+    entry = tj.cache.load_choice("scale-twice", dev["arch"])   # as the handler wrote it
+    assert entry["candidates"] == 2 and entry["choice"] == 1 and entry["times_ms"][0] > entry["times_ms"][1]
+    assert entry["device"] == dev["uri"]
+    # per-kernel zeroed outputs, the default key (a digest of the call)
+    acc = kernel("accumulate_kernel")
+    shapes = (jax.ShapeDtypeStruct((1,), jnp.int64), jax.ShapeDtypeStruct((1,), jnp.int32))
+    xi = jnp.asarray(rng.integers(-1000, 1000, n, dtype=np.int32))
+    with jax.enable_x64(True):
+        total, count = jax.jit(lambda x: tj.kernel_call([acc, acc], x, n, grid=[((n + 127) // 128,)] * 2,
+                                                        out_shape=shapes, zeroed_outputs=[[0, 1], [0, 1]]))(xi)
+        assert int(total[0]) == int(np.asarray(xi, np.int64).sum()) and int(count[0]) == n
+    assert len(list((fresh_cache / "autotune").glob("accumulate_kernel-*.json"))) == 1
+    with pytest.raises(tj.KernelCallError, match="candidate 1 .*does not take the parameters of candidate 0"):
+        tj.kernel_call([k, kernel("add_kernel")], x, n, 2.5, grid=(1,), out_shape=sds(x), input_output_aliases={0: 0})
+    with pytest.raises(tj.KernelCallError, match="2 kernels and 3 grids"):
+        tj.kernel_call([k, k], x, n, 2.5, grid=[(1,), (2,), (3,)], out_shape=sds(x), input_output_aliases={0: 0})
+
+
 def test_every_scalar_type():
     vals = [-100, -30000, -2_000_000_000, -9_000_000_000_000, 4_000_000_000, 2**60, -1.5, 0.15625, 3.25, 1e300, True]
     f64 = jax.ShapeDtypeStruct((11,), jnp.float64)
@@ -174,7 +207,9 @@ def _raw_call(**attrs):
 
 def test_handler_errors():
     _raw_call()  # the hand-made call itself is fine
-    with pytest.raises(Exception, match="attribute version 2"):
+    with pytest.raises(Exception, match="attribute version 3"):
+        _raw_call(version=np.int32(3))
+    with pytest.raises(Exception, match="attribute 'kernel_offsets' is missing"):   # version 2: autotuned
         _raw_call(version=np.int32(2))
     with pytest.raises(Exception, match=r"kernel 'sum_diff_kernel' argument 1 'y'.*operand 5 does not exist"):
         _raw_call(arg_index=np.array([0, 5, 0, 0, 1], np.int64))

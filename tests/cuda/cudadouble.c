@@ -7,7 +7,9 @@
  * cuMemAlloc_v2 ...), and behaves as the API documents them where the tests
  * look: one device, a current context per thread, device memory that is host
  * memory, modules that load any image, launches that run nothing but record
- * their configuration and parameters. cuTensorMapEncodeTiled checks every
+ * their configuration and parameters (and advance a clock by what the test
+ * says each grid costs, which events read, so that a benchmark measures what
+ * the test decided). cuTensorMapEncodeTiled checks every
  * requirement cuda.h documents and records what it received; a call that
  * breaks one returns CUDA_ERROR_INVALID_VALUE and is recorded as a violation
  * (the driver must never make one: it checks first). A successful call writes
@@ -38,6 +40,7 @@
 #define CD_MAX_TMAPS 256
 #define CD_MAX_LAUNCHES 64
 #define CD_MAX_VIOLATIONS 32
+#define CD_MAX_COSTS 8
 
 static struct {
     pthread_mutex_t lock;
@@ -54,6 +57,13 @@ static struct {
     unsigned sizes[CUDADOUBLE_MAX_PARAMS];
     char violations[CD_MAX_VIOLATIONS][256];
     unsigned nviolations;
+    struct {
+        unsigned grid_x;
+        double ms;
+    } costs[CD_MAX_COSTS];
+    unsigned ncosts;
+    double clock_ms;      /* advanced by launches, read by events */
+    int capturing;
 } cd = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static int primary_ctx;             /* the primary context's identity */
@@ -125,11 +135,32 @@ CD_EXPORT cudadouble_launch_count_fn cudadouble_launch_count;
 CD_EXPORT cudadouble_launch_get_fn cudadouble_launch_get;
 CD_EXPORT cudadouble_violation_count_fn cudadouble_violation_count;
 CD_EXPORT cudadouble_violation_fn cudadouble_violation;
+CD_EXPORT cudadouble_launch_ms_fn cudadouble_launch_ms;
+CD_EXPORT cudadouble_capturing_fn cudadouble_capturing;
 
 CD_EXPORT void cudadouble_reset(void)
 {
     pthread_mutex_lock(&cd.lock);
-    cd.ncalls = cd.ntmaps = cd.nlaunches = cd.nviolations = cd.nsizes = 0;
+    cd.ncalls = cd.ntmaps = cd.nlaunches = cd.nviolations = cd.nsizes = cd.ncosts = 0;
+    cd.clock_ms = 0;
+    cd.capturing = 0;
+    pthread_mutex_unlock(&cd.lock);
+}
+
+CD_EXPORT void cudadouble_launch_ms(unsigned grid_x, float ms)
+{
+    pthread_mutex_lock(&cd.lock);
+    if (cd.ncosts < CD_MAX_COSTS) {
+        cd.costs[cd.ncosts].grid_x = grid_x;
+        cd.costs[cd.ncosts++].ms = ms;
+    }
+    pthread_mutex_unlock(&cd.lock);
+}
+
+CD_EXPORT void cudadouble_capturing(int capturing)
+{
+    pthread_mutex_lock(&cd.lock);
+    cd.capturing = capturing;
     pthread_mutex_unlock(&cd.lock);
 }
 
@@ -452,6 +483,9 @@ CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, vo
         return CUDA_ERROR_INVALID_VALUE;
     int missing = -1;
     pthread_mutex_lock(&cd.lock);
+    for (unsigned i = 0; i < cd.ncosts; i++)
+        if (cd.costs[i].grid_x == config->gridDimX)
+            cd.clock_ms += cd.costs[i].ms;
     if (cd.nlaunches < CD_MAX_LAUNCHES) {
         struct cudadouble_launch *l = &cd.launches[cd.nlaunches++];
         memset(l, 0, sizeof *l);
@@ -559,7 +593,7 @@ CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t
 
 /* ------------------------------------------------------ streams, events */
 
-/* Streams and events are opaque handles: a small allocation each. */
+/* Streams and events are opaque handles: a small allocation each (an event's holds the clock it recorded). */
 static CUresult handle_new(void **out)
 {
     void *h = calloc(1, 16);
@@ -590,6 +624,18 @@ CUresult CUDAAPI cuStreamSynchronize(CUstream hStream)
     return CUDA_SUCCESS;
 }
 
+CUresult CUDAAPI cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *captureStatus)
+{
+    ENTER("cuStreamIsCapturing");
+    (void)hStream;
+    if (!captureStatus)
+        return CUDA_ERROR_INVALID_VALUE;
+    pthread_mutex_lock(&cd.lock);
+    *captureStatus = cd.capturing ? CU_STREAM_CAPTURE_STATUS_ACTIVE : CU_STREAM_CAPTURE_STATUS_NONE;
+    pthread_mutex_unlock(&cd.lock);
+    return CUDA_SUCCESS;
+}
+
 CUresult CUDAAPI cuEventCreate(CUevent *phEvent, unsigned int Flags)
 {
     NEED_CONTEXT("cuEventCreate");
@@ -608,7 +654,12 @@ CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream)
 {
     ENTER("cuEventRecord");
     (void)hStream;
-    return hEvent ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+    if (!hEvent)
+        return CUDA_ERROR_INVALID_HANDLE;
+    pthread_mutex_lock(&cd.lock);
+    memcpy(hEvent, &cd.clock_ms, sizeof cd.clock_ms);
+    pthread_mutex_unlock(&cd.lock);
+    return CUDA_SUCCESS;
 }
 
 CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
@@ -622,7 +673,10 @@ CUresult CUDAAPI cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUeven
     ENTER("cuEventElapsedTime");
     if (!hStart || !hEnd)
         return CUDA_ERROR_INVALID_HANDLE;
-    *pMilliseconds = 0.0f;
+    double a, b;
+    memcpy(&a, hStart, sizeof a);
+    memcpy(&b, hEnd, sizeof b);
+    *pMilliseconds = (float)(b - a);
     return CUDA_SUCCESS;
 }
 

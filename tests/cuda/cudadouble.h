@@ -55,6 +55,11 @@ typedef int cudadouble_tmap_get_fn(unsigned index, struct cudadouble_tmap *out);
 typedef void cudadouble_param_sizes_fn(unsigned n, const unsigned *sizes);
 typedef unsigned cudadouble_launch_count_fn(void);
 typedef int cudadouble_launch_get_fn(unsigned index, struct cudadouble_launch *out);
+/* Launches with gridDimX grid_x take ms on the double's clock (others none); events record that clock, so
+ * cuEventElapsedTime gives what the launches between two events cost: a benchmark's figures. */
+typedef void cudadouble_launch_ms_fn(unsigned grid_x, float ms);
+/* cuStreamIsCapturing reports every stream as being captured (1) or not (0). */
+typedef void cudadouble_capturing_fn(int capturing);
 /* Calls that broke a documented rule of the CUDA Driver API. */
 typedef unsigned cudadouble_violation_count_fn(void);
 typedef const char *cudadouble_violation_fn(unsigned index);

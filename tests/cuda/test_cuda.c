@@ -12,6 +12,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "core/internal.h"
 #include "tests/testutil.h"
 
 static trd_runtime_t *rt;
@@ -408,6 +409,51 @@ START_TEST(scalar_types)
 }
 END_TEST
 
+
+/* The optional stream_capturing op (the XLA handler's question before it
+ * benchmarks) on a stream the caller captures into a CUDA graph. */
+START_TEST(stream_capture_query)
+{
+    void *lib = dlopen("libcuda.so.1", RTLD_NOW);
+    ck_assert_ptr_nonnull(lib);
+    CUresult (*set)(CUcontext) = (CUresult(*)(CUcontext))dlsym(lib, "cuCtxSetCurrent");
+    CUresult (*retain)(CUcontext *, CUdevice) = (CUresult(*)(CUcontext *, CUdevice))dlsym(lib, "cuDevicePrimaryCtxRetain");
+    CUresult (*release)(CUdevice) = (CUresult(*)(CUdevice))dlsym(lib, "cuDevicePrimaryCtxRelease_v2");
+    CUresult (*screate)(CUstream *, unsigned) = (CUresult(*)(CUstream *, unsigned))dlsym(lib, "cuStreamCreate");
+    CUresult (*sdestroy)(CUstream) = (CUresult(*)(CUstream))dlsym(lib, "cuStreamDestroy_v2");
+    CUresult (*begin)(CUstream, CUstreamCaptureMode) =
+        (CUresult(*)(CUstream, CUstreamCaptureMode))dlsym(lib, "cuStreamBeginCapture_v2");
+    CUresult (*end)(CUstream, CUgraph *) = (CUresult(*)(CUstream, CUgraph *))dlsym(lib, "cuStreamEndCapture");
+    CUresult (*gdestroy)(CUgraph) = (CUresult(*)(CUgraph))dlsym(lib, "cuGraphDestroy");
+    ck_assert(begin && end && gdestroy);
+    CUcontext ctx;
+    ck_assert_int_eq(retain(&ctx, (CUdevice)props.ordinal), CUDA_SUCCESS);
+    ck_assert_int_eq(set(ctx), CUDA_SUCCESS);
+    CUstream s;
+    ck_assert_int_eq(screate(&s, CU_STREAM_NON_BLOCKING), CUDA_SUCCESS);
+    trd_stream_t *ts;
+    TU_OK(trd_stream_wrap(gpu, s, &ts));
+    trd_status_t (*capturing)(void *, int32_t *) = TRD_OPS_OPTIONAL(ts->dev->drv->ops, stream_capturing);
+    ck_assert_ptr_nonnull(capturing);
+    int32_t cap = -1;
+    TU_OK(capturing(ts->h, &cap));
+    ck_assert_int_eq(cap, 0);
+    ck_assert_int_eq(begin(s, CU_STREAM_CAPTURE_MODE_RELAXED), CUDA_SUCCESS);
+    TU_OK(capturing(ts->h, &cap));
+    ck_assert_int_eq(cap, 1);
+    CUgraph g = NULL;
+    ck_assert_int_eq(end(s, &g), CUDA_SUCCESS);
+    gdestroy(g);
+    TU_OK(capturing(ts->h, &cap));
+    ck_assert_int_eq(cap, 0);
+    trd_stream_destroy(ts);
+    sdestroy(s);
+    set(NULL);
+    release((CUdevice)props.ordinal);
+    dlclose(lib);
+}
+END_TEST
+
 /* The caller's own context and stream, through libcuda directly. */
 START_TEST(foreign_stream_and_context)
 {
@@ -537,6 +583,7 @@ static Suite *suite(void)
     tcase_add_test(t, ptx_only_and_jit_cache);
     tcase_add_test(t, scalar_types);
     tcase_add_test(t, foreign_stream_and_context);
+    tcase_add_test(t, stream_capture_query);
     tcase_add_test(t, errors_and_properties);
     suite_add_tcase(s, t);
     return s;

@@ -12,7 +12,11 @@
  * a hand-made XLA call frame, with a kind-4 parameter: the launch's parameter
  * is the map encoded from that execution's buffer (a new buffer, a new map),
  * 64-byte aligned, with the scalars after it; the attribute's errors at
- * INSTANTIATE and the buffers' at the first EXECUTE. */
+ * INSTANTIATE and the buffers' at the first EXECUTE. An autotuned call (version
+ * 2) with a record per candidate: the benchmark launches each candidate with
+ * its own map (its box), the double's clock making candidate 1 the fastest,
+ * which later executions launch with its map; under a graph capture, candidate
+ * 0 with its own; the per-candidate records' errors. */
 #include <dlfcn.h>
 #include <trident/driver.h>
 
@@ -40,6 +44,8 @@ static struct {
     cudadouble_launch_get_fn *launch_get;
     cudadouble_violation_count_fn *violation_count;
     cudadouble_violation_fn *violation;
+    cudadouble_launch_ms_fn *launch_ms;
+    cudadouble_capturing_fn *capturing;
 } dbl;
 
 static void *sym(const char *name)
@@ -62,6 +68,8 @@ static void double_open(const char *name)
     *(void **)&dbl.launch_get = sym("cudadouble_launch_get");
     *(void **)&dbl.violation_count = sym("cudadouble_violation_count");
     *(void **)&dbl.violation = sym("cudadouble_violation");
+    *(void **)&dbl.launch_ms = sym("cudadouble_launch_ms");
+    *(void **)&dbl.capturing = sym("cudadouble_capturing");
 }
 
 /* No call broke a rule of the CUDA Driver API. */
@@ -432,15 +440,17 @@ struct call {
     XLA_FFI_ExecutionContext ctx;
     XLA_FFI_CallFrame frame;
     /* attributes */
-    void *bundle;
+    void *bundle, *bundles;   /* bundles: version 2's, ncand copies of bundle */
     uint64_t bundle_size;
-    XLA_FFI_ByteSpan names[10], kernel, scalars, options;
-    XLA_FFI_ByteSpan *name_ptrs[10];
-    XLA_FFI_AttrType types[10];
-    void *attrs[10];
-    int64_t grid[3], index[7], zero[1], scratch[2], tma[2 * TRD_XLA_TMA_FIELDS];
+    XLA_FFI_ByteSpan names[16], kernel, scalars, options, key, cache_dir;
+    XLA_FFI_ByteSpan *name_ptrs[16];
+    XLA_FFI_AttrType types[16];
+    void *attrs[16];
+    int64_t grid[6], index[7], zero[1], scratch[2], tma[3 * TRD_XLA_TMA_FIELDS], koff[3], zoff[3], aliased[1];
     int32_t kinds[7], version;
-    XLA_FFI_Array grid_a, kinds_a, index_a, zero_a, scratch_a, tma_a;
+    int ncand;                /* version 2 */
+    const char *tune_key;
+    XLA_FFI_Array grid_a, kinds_a, index_a, zero_a, scratch_a, tma_a, koff_a, zoff_a, aliased_a;
     XLA_FFI_Scalar version_s;
     unsigned char scalar_bytes[64];
     size_t ntma;
@@ -498,21 +508,35 @@ static void add_attr(struct call *c, int i, const char *name, XLA_FFI_AttrType t
 /* Lays the attributes out as XLA does (sorted by name); ntma 0: no `tma` attribute. */
 static void call_frame(struct call *c)
 {
-    int n = 0;
-    c->grid_a = (XLA_FFI_Array){XLA_FFI_DataType_S64, 3, c->grid};
+    int n = 0, tuned = c->version == 2;
+    size_t ncand = tuned ? (size_t)c->ncand : 1;
+    c->grid_a = (XLA_FFI_Array){XLA_FFI_DataType_S64, 3 * ncand, c->grid};
     c->kinds_a = (XLA_FFI_Array){XLA_FFI_DataType_S32, 7, c->kinds};
     c->index_a = (XLA_FFI_Array){XLA_FFI_DataType_S64, 7, c->index};
     c->zero_a = (XLA_FFI_Array){XLA_FFI_DataType_S64, 0, c->zero};
     c->scratch_a = (XLA_FFI_Array){XLA_FFI_DataType_S64, 2, c->scratch};
     c->tma_a = (XLA_FFI_Array){XLA_FFI_DataType_S64, c->ntma, c->tma};
     c->version_s = (XLA_FFI_Scalar){XLA_FFI_DataType_S32, &c->version};
-    c->kernel = (XLA_FFI_ByteSpan){c->bundle, (size_t)c->bundle_size};
+    c->kernel = (XLA_FFI_ByteSpan){tuned ? c->bundles : c->bundle, (size_t)c->bundle_size * ncand};
     c->scalars = (XLA_FFI_ByteSpan){(const char *)c->scalar_bytes, 4 + 4 + 8 + 8 + 4};
     c->options = (XLA_FFI_ByteSpan){"", 0};
+    c->koff_a = (XLA_FFI_Array){XLA_FFI_DataType_S64, ncand + 1, c->koff};
+    c->zoff_a = (XLA_FFI_Array){XLA_FFI_DataType_S64, ncand + 1, c->zoff};
+    c->aliased_a = (XLA_FFI_Array){XLA_FFI_DataType_S64, 0, c->aliased};
+    c->key = (XLA_FFI_ByteSpan){c->tune_key, c->tune_key ? strlen(c->tune_key) : 0};
+    c->cache_dir = (XLA_FFI_ByteSpan){"", 0};
+    if (tuned)
+        add_attr(c, n++, "aliased", XLA_FFI_AttrType_ARRAY, &c->aliased_a);
     add_attr(c, n++, "arg_index", XLA_FFI_AttrType_ARRAY, &c->index_a);
     add_attr(c, n++, "arg_kind", XLA_FFI_AttrType_ARRAY, &c->kinds_a);
+    if (tuned) {
+        add_attr(c, n++, "autotune_key", XLA_FFI_AttrType_STRING, &c->key);
+        add_attr(c, n++, "cache_dir", XLA_FFI_AttrType_STRING, &c->cache_dir);
+    }
     add_attr(c, n++, "grid", XLA_FFI_AttrType_ARRAY, &c->grid_a);
     add_attr(c, n++, "kernel", XLA_FFI_AttrType_STRING, &c->kernel);
+    if (tuned)
+        add_attr(c, n++, "kernel_offsets", XLA_FFI_AttrType_ARRAY, &c->koff_a);
     add_attr(c, n++, "options", XLA_FFI_AttrType_STRING, &c->options);
     add_attr(c, n++, "scalars", XLA_FFI_AttrType_STRING, &c->scalars);
     add_attr(c, n++, "scratch", XLA_FFI_AttrType_ARRAY, &c->scratch_a);
@@ -520,6 +544,8 @@ static void call_frame(struct call *c)
         add_attr(c, n++, "tma", XLA_FFI_AttrType_ARRAY, &c->tma_a);
     add_attr(c, n++, "version", XLA_FFI_AttrType_SCALAR, &c->version_s);
     add_attr(c, n++, "zero", XLA_FFI_AttrType_ARRAY, &c->zero_a);
+    if (tuned)
+        add_attr(c, n++, "zero_offsets", XLA_FFI_AttrType_ARRAY, &c->zoff_a);
     c->in = (XLA_FFI_Buffer){XLA_FFI_Buffer_STRUCT_SIZE, NULL, XLA_FFI_DataType_F16, in_a, 2, c->in_dims};
     c->out = (XLA_FFI_Buffer){XLA_FFI_Buffer_STRUCT_SIZE, NULL, XLA_FFI_DataType_F16, out_buf, 1, c->out_dims};
     c->args[0] = &c->in;
@@ -554,7 +580,7 @@ static struct call *call_new(void)
     const int32_t kinds[] = {4, 2, 2, 2, 2, 1, 2};
     memcpy(c->kinds, kinds, sizeof kinds);
     c->scratch[0] = c->scratch[1] = -1;
-    c->version = TRD_XLA_CALL_VERSION;
+    c->version = 1;
     int32_t d0 = 100, d1 = 72, n = 7200;
     int64_t s0 = 80, s1 = 1;
     memcpy(c->scalar_bytes, &d0, 4);
@@ -571,11 +597,33 @@ static struct call *call_new(void)
     return c;
 }
 
+/* The call autotuned (version 2) between two candidates of its kernel, each with its own tensor map: candidate 0
+ * in a 4 x 3 grid of 32 x 64 boxes, candidate 1 in a 2 x 3 grid of 64 x 64 boxes. key names the choice (each
+ * test its own: choices are kept in the process's memory). */
+static void call_tune(struct call *c, const char *key)
+{
+    c->version = 2;
+    c->ncand = 2;
+    c->tune_key = key;
+    c->bundles = malloc(2 * c->bundle_size);
+    ck_assert_ptr_nonnull(c->bundles);
+    memcpy(c->bundles, c->bundle, c->bundle_size);
+    memcpy((char *)c->bundles + c->bundle_size, c->bundle, c->bundle_size);
+    c->koff[0] = 0, c->koff[1] = (int64_t)c->bundle_size, c->koff[2] = 2 * (int64_t)c->bundle_size;
+    c->zoff[0] = c->zoff[1] = c->zoff[2] = 0;
+    const int64_t grids[6] = {4, 3, 1, 2, 3, 1};
+    memcpy(c->grid, grids, sizeof grids);
+    set_tma(c, 1, (int64_t[]){100, 72}, (int64_t[]){80, 1}, (int64_t[]){64, 64}, 6, 2, 3);
+    c->ntma = 2 * TRD_XLA_TMA_FIELDS;
+    call_frame(c);
+}
+
 static void call_free(struct call *c)
 {
     if (c->ctx.state)
         ((XLA_FFI_TypeInfo *)trd_xla_type_info())->deleter(c->ctx.state);
     trd_free(c->bundle);
+    free(c->bundles);
     free(c);
 }
 
@@ -778,6 +826,139 @@ START_TEST(xla_execute_errors)
     check_clean();
 }
 END_TEST
+
+/* The launches from `from` on, of a call_tune call: each is a candidate's (its grid says which) with that
+ * candidate's own map (candidate 0: boxes of 32 rows, candidate 1: 64) of `address`; counts[] per candidate. */
+static void check_tuned_launches(unsigned from, const void *address, unsigned counts[2])
+{
+    counts[0] = counts[1] = 0;
+    for (unsigned i = from; i < dbl.launch_count(); i++) {
+        struct cudadouble_launch l;
+        ck_assert(dbl.launch_get(i, &l));
+        ck_assert_msg(l.grid[0] == 4 || l.grid[0] == 2, "launch %u: grid %u", i, l.grid[0]);
+        int cand = l.grid[0] == 2;
+        ck_assert_uint_eq(l.param_ptr[0] % 64, 0);
+        struct cudadouble_tmap t = map_of(&l);
+        ck_assert_ptr_eq((void *)t.address, address);
+        ck_assert_uint_eq(t.dims[1], 100);
+        ck_assert_uint_eq(t.box[0], 64);
+        ck_assert_msg(t.box[1] == (cand ? 64u : 32u), "launch %u, candidate %d's, has a box of %u rows", i, cand,
+                      t.box[1]);
+        counts[cand]++;
+    }
+}
+
+START_TEST(xla_autotune_launches_each_candidate_with_its_own_map)
+{
+    struct call *c = call_new();
+    call_tune(c, "tma_tune_benchmark");
+    dbl.launch_ms(4, 5.0f); /* candidate 1 is the faster on the double's clock */
+    dbl.launch_ms(2, 2.0f);
+    const char *e = instantiate(c);
+    ck_assert_msg(e == NULL, "%s", e);
+    e = execute(c);
+    ck_assert_msg(e == NULL, "%s", e);
+    /* the benchmark launched both, each with its own map, then the call the fastest */
+    unsigned counts[2], n = dbl.launch_count();
+    check_tuned_launches(0, in_a, counts);
+    ck_assert_uint_gt(counts[0], 0);
+    ck_assert_uint_gt(counts[1], 0);
+    struct cudadouble_launch l;
+    ck_assert(dbl.launch_get(n - 1, &l));
+    ck_assert_uint_eq(l.grid[0], 2);
+    ck_assert_uint_eq(dbl.calls("cuTensorMapEncodeTiled"), n);
+    /* later executions launch the chosen one, its map from each execution's buffer */
+    c->in.data = in_b;
+    for (int k = 0; k < 3; k++) {
+        e = execute(c);
+        ck_assert_msg(e == NULL, "%s", e);
+    }
+    ck_assert_uint_eq(dbl.launch_count(), n + 3);
+    check_tuned_launches(n, in_b, counts);
+    ck_assert_uint_eq(counts[1], 3);
+    ck_assert_uint_eq(dbl.calls("cuTensorMapEncodeTiled"), n + 3);
+    check_clean();
+    call_free(c);
+}
+END_TEST
+
+/* Captured into a graph before any choice: candidate 0, with its own map; the next execution chooses. */
+START_TEST(xla_autotune_under_capture_launches_candidate_0_with_its_map)
+{
+    struct call *c = call_new();
+    call_tune(c, "tma_tune_capture");
+    dbl.launch_ms(4, 5.0f);
+    dbl.launch_ms(2, 2.0f);
+    const char *e = instantiate(c);
+    ck_assert_msg(e == NULL, "%s", e);
+    dbl.capturing(1);
+    e = execute(c);
+    ck_assert_msg(e == NULL, "%s", e);
+    unsigned counts[2];
+    ck_assert_uint_eq(dbl.launch_count(), 1);
+    check_tuned_launches(0, in_a, counts);
+    ck_assert_uint_eq(counts[0], 1);
+    dbl.capturing(0);
+    e = execute(c);
+    ck_assert_msg(e == NULL, "%s", e);
+    check_tuned_launches(1, in_a, counts);
+    ck_assert_uint_gt(counts[0], 0);
+    struct cudadouble_launch l;
+    ck_assert(dbl.launch_get(dbl.launch_count() - 1, &l));
+    ck_assert_uint_eq(l.grid[0], 2);
+    check_clean();
+    call_free(c);
+}
+END_TEST
+
+/* The per-candidate records' errors name the candidate, the argument and the problem. */
+START_TEST(xla_autotune_record_errors)
+{
+    static const struct {
+        int field;     /* candidate 1's record field to set; -1: candidate 0's record only; -2: three records */
+        int64_t value;
+        const char *needle;
+    } cases[] = {
+        {-1, 0, "kernel 'add_kernel' argument 0 'in_tma': the tma attribute has no record for it for every candidate"},
+        {-2, 0, "the tma attribute has 72 values; its 1 tensor map parameters need 48 (24 each, for each of 2 "
+                "candidates)"},
+        {TRD_XLA_TMA_BLOCK, 257, "kernel 'add_kernel' candidate 1 argument 0 'in_tma': tensor map: block[0] = 257 is "
+                                 "outside 1 .. 256"},
+        {TRD_XLA_TMA_SHAPE, 90, "kernel 'add_kernel' candidate 1 argument 0 'in_tma': tensor map: its record "
+                                "describes another tensor than candidate 0's"},
+        {TRD_XLA_TMA_BASE, 1, "candidate 1 argument 0 'in_tma': tensor map: its record describes another tensor"},
+    };
+    for (size_t i = 0; i < TU_LEN(cases); i++) {
+        struct call *c = call_new();
+        call_tune(c, "tma_tune_errors");
+        if (cases[i].field == -1)
+            c->ntma = TRD_XLA_TMA_FIELDS;
+        else if (cases[i].field == -2)
+            memcpy(c->tma + 2 * TRD_XLA_TMA_FIELDS, c->tma, TRD_XLA_TMA_FIELDS * sizeof *c->tma), c->ntma *= 3,
+                c->ntma /= 2;
+        else
+            c->tma[TRD_XLA_TMA_FIELDS + cases[i].field] = cases[i].value;
+        const char *e = instantiate(c);
+        ck_assert_msg(e && strstr(e, cases[i].needle), "case %zu: '%s' lacks '%s'", i, e ? e : "(no error)",
+                      cases[i].needle);
+        call_free(c);
+    }
+    /* a base buffer too small for every candidate's map: none can run, the first reason named */
+    struct call *c = call_new();
+    call_tune(c, "tma_tune_errors");
+    const char *e = instantiate(c);
+    ck_assert_msg(e == NULL, "%s", e);
+    c->in_dims[0] = 50;
+    e = execute(c);
+    ck_assert_msg(e && strstr(e, "none of its 2 candidates can run on cuda:0 (candidate 0: kernel 'add_kernel' "
+                                 "candidate 0 argument 0 'in_tma': tensor map: it reaches element 7991 of its base, "
+                                 "operand 0, which has 4000 elements)"),
+                  "%s", e ? e : "(no error)");
+    call_free(c);
+    ck_assert_uint_eq(dbl.launch_count(), 0);
+    check_clean();
+}
+END_TEST
 #endif
 
 static Suite *suite(void)
@@ -797,6 +978,9 @@ static Suite *suite(void)
     tcase_add_test(x, xla_launch_encodes_the_map_per_execution);
     tcase_add_test(x, xla_instantiate_errors);
     tcase_add_test(x, xla_execute_errors);
+    tcase_add_test(x, xla_autotune_launches_each_candidate_with_its_own_map);
+    tcase_add_test(x, xla_autotune_under_capture_launches_candidate_0_with_its_map);
+    tcase_add_test(x, xla_autotune_record_errors);
     suite_add_tcase(s, x);
 #endif
     return s;

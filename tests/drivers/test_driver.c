@@ -7,6 +7,7 @@
  *                TD_NULL_FN, TD_INIT_FAIL, TD_INIT_UNSUPPORTED, TD_ZERO
  *   TD_PCI       PCI bus id of device 0 (to simulate one GPU seen by two drivers)
  *   TD_PRIORITY  the ops table's priority
+ *   TD_CAPTURE   defined: the optional stream_capturing op, answering td_capturing
  *
  * Devices are backed by host memory. module_load and launch record what the
  * core passed (the options, the grid, the packed parameter bytes) in state a
@@ -16,6 +17,8 @@
 #include <string.h>
 
 #include <trident/driver.h>
+
+#include "tests/drivers/test_driver.h"
 
 #define TD_NORMAL 0
 #define TD_NO_ENTRY 1
@@ -48,19 +51,6 @@
 #define EXPORT __attribute__((visibility("default")))
 
 /* ---- what tests read ---- */
-struct td_record {
-    unsigned loads, launches, unloads;
-    char options[8192];          /* trd_options_serialize of the last load */
-    char arch[32];               /* the device arch the last load was for */
-    unsigned ordinal;            /* the device of the last load */
-    unsigned num_warps, num_ctas, shared, warp_size, flags, num_params;
-    unsigned grid[3];
-    unsigned nparams;
-    unsigned sizes[64];
-    unsigned char bytes[64][16]; /* each parameter's value bytes */
-    int had_native;              /* the last launch came with a native stream */
-    void *native;
-};
 EXPORT struct td_record td_record;
 
 struct td_device {
@@ -295,6 +285,18 @@ static trd_status_t td_event_elapsed(void *a, void *b, double *ms)
     return TRD_OK;
 }
 
+#ifdef TD_CAPTURE
+/* Whether every stream is being captured into a graph (a test sets it). */
+EXPORT int td_capturing;
+
+static trd_status_t td_stream_capturing(void *s, int32_t *capturing)
+{
+    (void)s;
+    *capturing = td_capturing;
+    return TRD_OK;
+}
+#endif
+
 static const trd_driver_ops_t ops = {
 #if TD_MODE == TD_BAD_ABI
     .abi_version = 99,
@@ -336,6 +338,9 @@ static const trd_driver_ops_t ops = {
     .event_record = td_event_record,
     .event_sync = td_event_sync,
     .event_elapsed = td_event_elapsed,
+#ifdef TD_CAPTURE
+    .stream_capturing = td_stream_capturing,
+#endif
 };
 
 #if TD_MODE != TD_NO_ENTRY

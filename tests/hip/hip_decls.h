@@ -39,6 +39,7 @@ typedef enum hipError_t {
     hipErrorLaunchOutOfResources = 701,
     hipErrorCooperativeLaunchTooLarge = 720,
     hipErrorNotSupported = 801,
+    hipErrorStreamCaptureUnsupported = 900,
     hipErrorUnknown = 999
 } hipError_t;
 typedef int hipDevice_t;
@@ -53,6 +54,13 @@ typedef struct ihipEvent_t *hipEvent_t;
 typedef struct hipUUID_t {
     char bytes[16];
 } hipUUID;
+typedef enum hipStreamCaptureStatus {
+    hipStreamCaptureStatusNone = 0,
+    hipStreamCaptureStatusActive = 1,
+    hipStreamCaptureStatusInvalidated = 2
+} hipStreamCaptureStatus;
+typedef int hipStreamCaptureMode;
+typedef struct ihipGraph *hipGraph_t;
 #define hipDeviceAttributeCooperativeLaunch 10
 #define hipDeviceAttributeComputeCapabilityMajor 23
 #define hipDeviceAttributeMaxThreadsPerBlock 56
@@ -145,6 +153,9 @@ hipError_t hipEventDestroy(hipEvent_t event);
 hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream);
 hipError_t hipEventSynchronize(hipEvent_t event);
 hipError_t hipEventElapsedTime(float *ms, hipEvent_t start, hipEvent_t stop);
+hipError_t hipStreamBeginCapture(hipStream_t stream, hipStreamCaptureMode mode);
+hipError_t hipStreamEndCapture(hipStream_t stream, hipGraph_t *pGraph);
+hipError_t hipStreamIsCapturing(hipStream_t stream, hipStreamCaptureStatus *pCaptureStatus);
 #endif /* HD_REAL_HEADERS */
 
 /* hipErrorInvalidClusterSize: in the headers from ROCm 6.x on. */

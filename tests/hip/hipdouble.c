@@ -76,6 +76,7 @@ struct hd_alloc {
 struct hd_stream {
     int device;
     unsigned flags;
+    int capturing;      /* between hipStreamBeginCapture and hipStreamEndCapture */
     struct hd_stream *next;
 };
 
@@ -1288,7 +1289,57 @@ HD_EXPORT hipError_t hipStreamSynchronize(hipStream_t stream)
     ENTER("hipStreamSynchronize");
     lock();
     hipError_t e = check_stream(stream);
+    struct hd_stream *s = stream ? find_stream(stream) : NULL;
+    if (e == hipSuccess && s && s->capturing)
+        e = hipErrorStreamCaptureUnsupported; /* a captured stream's work runs when the graph does */
     unlock();
+    return e;
+}
+
+/* Graph capture: only the state a caller can query (EndCapture gives no graph). */
+HD_EXPORT hipError_t hipStreamBeginCapture(hipStream_t stream, hipStreamCaptureMode mode)
+{
+    ENTER("hipStreamBeginCapture");
+    (void)mode;
+    lock();
+    struct hd_stream *s = stream ? find_stream(stream) : NULL;
+    hipError_t e = !stream ? hipErrorStreamCaptureUnsupported : !s ? hipErrorInvalidHandle : hipSuccess;
+    if (e == hipSuccess && s->capturing)
+        e = hipErrorInvalidValue;
+    if (e == hipSuccess)
+        s->capturing = 1;
+    unlock();
+    return e;
+}
+
+HD_EXPORT hipError_t hipStreamEndCapture(hipStream_t stream, hipGraph_t *graph)
+{
+    ENTER("hipStreamEndCapture");
+    if (!graph)
+        return hipErrorInvalidValue;
+    lock();
+    struct hd_stream *s = stream ? find_stream(stream) : NULL;
+    hipError_t e = !s ? hipErrorInvalidHandle : !s->capturing ? hipErrorInvalidValue : hipSuccess;
+    if (e == hipSuccess)
+        s->capturing = 0;
+    unlock();
+    if (e == hipSuccess)
+        *graph = NULL;
+    return e;
+}
+
+HD_EXPORT hipError_t hipStreamIsCapturing(hipStream_t stream, hipStreamCaptureStatus *status)
+{
+    ENTER("hipStreamIsCapturing");
+    if (!status)
+        return hipErrorInvalidValue;
+    lock();
+    hipError_t e = check_stream(stream);
+    struct hd_stream *s = stream ? find_stream(stream) : NULL;
+    int capturing = s && s->capturing;
+    unlock();
+    if (e == hipSuccess)
+        *status = capturing ? hipStreamCaptureStatusActive : hipStreamCaptureStatusNone;
     return e;
 }
 

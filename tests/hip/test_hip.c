@@ -13,6 +13,7 @@
 #include <pthread.h>
 #include <stdint.h>
 
+#include "core/internal.h"
 #include "tests/hip/hipdouble.h"
 #include "tests/testutil.h"
 
@@ -50,6 +51,9 @@ static struct {
     int (*hipSetDevice)(int device);
     int (*hipStreamCreateWithFlags)(void **stream, unsigned flags);
     int (*hipStreamDestroy)(void *stream);
+    int (*hipStreamSynchronize)(void *stream);
+    int (*hipStreamBeginCapture)(void *stream, int mode);
+    int (*hipStreamEndCapture)(void *stream, void **graph);
 } dbl;
 
 static void *sym(const char *name)
@@ -78,6 +82,9 @@ static void double_open(int rocm)
     *(void **)&dbl.hipSetDevice = sym("hipSetDevice");
     *(void **)&dbl.hipStreamCreateWithFlags = sym("hipStreamCreateWithFlags");
     *(void **)&dbl.hipStreamDestroy = sym("hipStreamDestroy");
+    *(void **)&dbl.hipStreamSynchronize = sym("hipStreamSynchronize");
+    *(void **)&dbl.hipStreamBeginCapture = sym("hipStreamBeginCapture");
+    *(void **)&dbl.hipStreamEndCapture = sym("hipStreamEndCapture");
 }
 
 static void setup(void)
@@ -1065,6 +1072,45 @@ START_TEST(test_streams_events_memory)
 }
 END_TEST
 
+/* The optional stream_capturing op: what hipStreamIsCapturing says of a
+ * stream between hipStreamBeginCapture and hipStreamEndCapture. The op is not
+ * in the public API (the XLA handler uses it), so the test reaches it through
+ * the stream's driver table. */
+START_TEST(test_stream_capturing)
+{
+    trd_runtime_t *rt = hip_runtime(6, TWO_GFX942);
+    trd_device_t *dev = device(rt, "hip:0");
+    void *native = NULL;
+    ck_assert_int_eq(dbl.hipStreamCreateWithFlags(&native, 0), 0);
+    trd_stream_t *w;
+    TU_OK(trd_stream_wrap(dev, native, &w));
+    trd_status_t (*capturing)(void *, int32_t *) = TRD_OPS_OPTIONAL(w->dev->drv->ops, stream_capturing);
+    ck_assert_ptr_nonnull(capturing);
+    int32_t cap = -1;
+    TU_OK(capturing(w->h, &cap));
+    ck_assert_int_eq(cap, 0);
+    ck_assert_int_eq(dbl.hipStreamBeginCapture(native, 0), 0);
+    TU_OK(capturing(w->h, &cap));
+    ck_assert_int_eq(cap, 1);
+    ck_assert_int_ne(dbl.hipStreamSynchronize(native), 0); /* why the handler must not wait then */
+    void *graph = NULL;
+    ck_assert_int_eq(dbl.hipStreamEndCapture(native, &graph), 0);
+    TU_OK(capturing(w->h, &cap));
+    ck_assert_int_eq(cap, 0);
+
+    setenv("TRDTEST_HIP_FAIL", "hipStreamIsCapturing=400", 1);
+    cap = -1;
+    TU_FAILS(capturing(w->h, &cap), TRD_ERR_INVALID_ARGUMENT, "hipStreamIsCapturing");
+    ck_assert_int_eq(cap, -1); /* out-parameters only on success */
+    unsetenv("TRDTEST_HIP_FAIL");
+
+    trd_stream_destroy(w);
+    ck_assert_int_eq(dbl.hipStreamDestroy(native), 0);
+    check_clean();
+    check_released(rt);
+}
+END_TEST
+
 /* ------------------------------------------------------------- threads */
 
 #define THREADS 4
@@ -1158,6 +1204,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_block_limits);
     tcase_add_test(tc, test_debug_option);
     tcase_add_test(tc, test_streams_events_memory);
+    tcase_add_test(tc, test_stream_capturing);
     tcase_add_test(tc, test_threads);
     suite_add_tcase(s, tc);
     return s;

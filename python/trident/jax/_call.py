@@ -4,12 +4,15 @@ JAX, lowered to libtrident's XLA custom call through jax.ffi.ffi_call.
 A host TensorDescriptor for a parameter Triton lowered to TMA (type nvTmaDesc)
 becomes a tensor-map parameter (arg_kind 4): its base array is an operand and
 the `tma` attribute carries what the handler needs to encode the CUtensorMap
-from the buffer's address at each launch (docs/xla.md)."""
+from the buffer's address at each launch (docs/xla.md); an autotuned call
+carries each candidate's own records, since a map's box is its compilation's."""
 from __future__ import annotations
 
+import hashlib
 import json
 import math
 import os
+import re
 import struct
 from typing import Any, Mapping, Optional, Sequence
 
@@ -19,6 +22,7 @@ import numpy as np
 
 from .. import Kernel, Param
 from . import _ffi
+from . import cache as _cache
 from .tensordesc import TensorDescriptor
 
 # Triton's type of a pointer's element for each JAX dtype
@@ -184,6 +188,28 @@ def tma_record(label: str, desc: TensorDescriptor, meta: dict) -> list[int]:
             + five(shape) + five(strides) + five(block) + [0])
 
 
+def tma_records(kernel: Kernel, descs: Sequence[tuple[int, TensorDescriptor]], who: str = "") -> list[int]:
+    """The `tma` attribute's values for one kernel: a record per (launch parameter, descriptor), in the order
+    given (parameter order). The encoding is the kernel's compilation's (its tensordesc_meta block_size is the
+    box), so an autotuned call sends each candidate's own records. who prefixes the messages."""
+    if not descs:
+        return []
+    params = kernel.launch_params
+    tma_at = [i for i, p in enumerate(params) if p.type == "nvTmaDesc"]
+    metas = tma_metas(kernel)
+    if len(metas) not in (0, len(tma_at)):
+        raise KernelCallError(f"{who}kernel '{kernel.name}' has {len(tma_at)} tensor-map parameters, its metadata "
+                              f"describes {len(metas)} (tensordesc_meta)")
+    out: list[int] = []
+    for i, d in descs:
+        label = who + _label(kernel, i, params[i])
+        if not metas:
+            raise KernelCallError(f"{label}: the kernel's CUDA metadata has no tensordesc_meta to encode the tensor "
+                                  f"map from")
+        out += tma_record(label, d, metas[tma_at.index(i)])
+    return out
+
+
 def _as_kernel(kernel: Any) -> Kernel:
     if isinstance(kernel, Kernel):
         return kernel
@@ -232,34 +258,177 @@ def _bundle_of(kernel: Kernel) -> bytes:
 
 
 def kernel_call(kernel: Any, *args: Any, grid: Any, out_shape: Any, input_output_aliases: Optional[Mapping[int, int]] = None,
-                zeroed_outputs: Sequence[int] = (), options: Optional[Mapping[str, Mapping[str, Any]]] = None,
+                zeroed_outputs: Any = (), options: Any = None,
                 name: Optional[str] = None, out_params: Optional[Sequence[int]] = None,
-                has_side_effect: bool = False) -> Any:
+                has_side_effect: bool = False, autotune_key: Optional[str] = None) -> Any:
     """Calls a compiled kernel from JAX (inside or outside jax.jit).
 
     kernel: a trident.Kernel, bundle bytes, or a path (bundle or Triton cache entry); it may hold
-        images for several targets, and each device runs its own.
+        images for several targets, and each device runs its own. A list of them makes an
+        autotuned call: the candidates take the same arguments (the first one's parameters),
+        and the first execution on each device benchmarks them on the call's own inputs and
+        launches the fastest from then on (kept in memory and in the trident cache directory,
+        autotune/<autotune_key>-<arch>.json; see docs/xla.md).
     args: values for the kernel's first parameters, in order: arrays for pointer parameters,
         Python or NumPy scalars for scalar parameters (their values are compiled into the call),
         None for a NULL pointer, a TensorDescriptor for a tensor-map parameter (nvTmaDesc: a
         host descriptor Triton lowered to TMA; its base array is the operand, the encoding comes
-        from the kernel's tensordesc_meta). The remaining parameters receive the outputs that are
-        not aliased to an input, in order.
+        from the kernel's tensordesc_meta, each candidate's own in an autotuned call). The
+        remaining parameters receive the outputs that are not aliased to an input, in order.
     out_params: where the unaliased outputs go instead, one launch-parameter index (constexpr
         parameters removed) per unaliased output, in output order; args then fill the other
         parameters in order. trident.jax.triton_call uses it for kernels whose scalar or
         keyword-given parameters follow an output parameter.
-    grid: programs along x, y, z (an int or a tuple of up to three).
+    grid: programs along x, y, z (an int or a tuple of up to three); with a list of kernels,
+        also a list of one grid (a tuple or list) per kernel.
     out_shape: an object with .shape and .dtype (jax.ShapeDtypeStruct) or a pytree of them.
     input_output_aliases: {argument index: output index}: the output is the input's buffer
-        (donate the input under jit to avoid a copy).
-    zeroed_outputs: output indices zeroed before the launch (not aliased ones).
-    options: load-stage backend options per backend, e.g. {"cuda": {"maxnreg": 64}}.
+        (donate the input under jit to avoid a copy). An autotuned call saves these inputs
+        before benchmarking and restores them after each candidate.
+    zeroed_outputs: output indices zeroed before the launch (not aliased ones); with a list of
+        kernels, also a list of one such list per kernel.
+    options: load-stage backend options per backend, e.g. {"cuda": {"maxnreg": 64}}; with a list
+        of kernels, also a list of one such dict per kernel.
     name: unused by the handler; kept for the caller's own labels.
     has_side_effect: keep the call even when no output is used (jax.ffi.ffi_call's flag).
+    autotune_key: names an autotuned call's choice (letters, digits, '_', '-', '.'); by default
+        a digest of the kernels, grids, arguments and shapes.
     """
+    if isinstance(kernel, (list, tuple)):
+        return _autotuned_call(list(kernel), args, grid, out_shape, input_output_aliases, zeroed_outputs, options,
+                               out_params, has_side_effect, autotune_key)
     _ffi.register()
     k = _as_kernel(kernel)
+    lowered = _lower(k, args, out_shape, input_output_aliases, out_params)
+    zero = _zero_list(k, lowered, zeroed_outputs)
+    g = normalize_grid(grid)
+    scratch, results = _with_scratch(lowered.outs, [(k, g)])
+    call = jax.ffi.ffi_call(_ffi.TARGET, results, input_output_aliases=lowered.ffi_aliases or None,
+                            vmap_method="sequential", has_side_effect=has_side_effect)
+    out = call(*lowered.operands, kernel=_bundle_of(k), grid=np.array(g, dtype=np.int64),
+               arg_kind=np.array(lowered.kinds, dtype=np.int32), arg_index=np.array(lowered.index, dtype=np.int64),
+               scalars=lowered.scalars, zero=np.array(zero, dtype=np.int64),
+               scratch=np.array(scratch, dtype=np.int64), options=_options_text(options),
+               version=np.int32(_ffi.CALL_VERSION), **_tma_attr(lowered.tma))
+    return lowered.unflatten(out)
+
+
+def _tma_attr(values: list[int]) -> dict[str, Any]:
+    """The optional `tma` attribute: absent without tensor maps, so that such calls run on a libtrident
+    that predates it."""
+    return {"tma": np.array(values, dtype=np.int64)} if values else {}
+
+
+def _options_text(options: Optional[Mapping[str, Mapping[str, Any]]]) -> str:
+    return json.dumps({b: {n: v for n, v in d.items()} for b, d in (options or {}).items()}, sort_keys=True)
+
+
+class _Lowered:
+    """A call's arguments as the handler takes them: operands, per-parameter kinds and indices, scalar bytes,
+    outputs and aliases."""
+
+    def __init__(self, **kw: Any):
+        self.__dict__.update(kw)
+
+    def unflatten(self, out: Any) -> Any:
+        return jax.tree_util.tree_unflatten(self.out_tree, list(out)[:len(self.outs)])
+
+
+def _with_scratch(outs: list, launches: Sequence[tuple[Kernel, tuple]]) -> tuple[list[int], list]:
+    """The scratch attribute and the results with scratch buffers appended, sized for the largest need."""
+    results = list(outs)
+    scratch = [-1, -1]
+    for slot, kind in enumerate(("global", "profile")):
+        need = max(_scratch_bytes(k, g, kind) for k, g in launches)
+        if need:
+            scratch[slot] = len(results)
+            results.append(jax.ShapeDtypeStruct((need,), jnp.uint8))
+    return scratch, results
+
+
+def _zero_list(k: Kernel, lowered: "_Lowered", zeroed_outputs: Sequence[int]) -> list[int]:
+    zero = []
+    for o in zeroed_outputs:
+        if not 0 <= o < len(lowered.outs):
+            raise KernelCallError(f"kernel '{k.name}': zeroed_outputs names output {o}; there are "
+                                  f"{len(lowered.outs)}")
+        if o in lowered.aliases.values():
+            raise KernelCallError(f"kernel '{k.name}': zeroed_outputs: output {o} is aliased to an input, whose "
+                                  f"values zeroing would destroy; zero the input instead")
+        zero.append(o)
+    return zero
+
+
+def _per_kernel(value: Any, n: int, what: str, per: bool) -> list:
+    """A keyword of an autotuned call: the same value for every kernel, or (per) a list of one per kernel."""
+    if not per:
+        return [value] * n
+    if len(value) != n:
+        raise KernelCallError(f"kernel_call: {n} kernels and {len(value)} {what}")
+    return list(value)
+
+
+def _sequences(v: Any) -> bool:
+    return isinstance(v, list) and bool(v) and all(isinstance(e, (list, tuple)) for e in v)
+
+
+def _autotuned_call(kernels: list, args: tuple, grid: Any, out_shape: Any, input_output_aliases: Any,
+                    zeroed_outputs: Any, options: Any, out_params: Any, has_side_effect: bool,
+                    autotune_key: Optional[str]) -> Any:
+    if not kernels:
+        raise KernelCallError("kernel_call: an empty list of kernels")
+    ks = [_as_kernel(k) for k in kernels]
+    n = len(ks)
+    grids = _per_kernel(grid, n, "grids", _sequences(grid))
+    zeros = _per_kernel(zeroed_outputs, n, "zeroed_outputs lists", _sequences(zeroed_outputs))
+    opts = _per_kernel(options, n, "options", isinstance(options, list))
+    if n == 1:
+        return kernel_call(ks[0], *args, grid=grids[0], out_shape=out_shape, input_output_aliases=input_output_aliases,
+                           zeroed_outputs=zeros[0], options=opts[0], out_params=out_params,
+                           has_side_effect=has_side_effect)
+    _ffi.register()
+    grids = [normalize_grid(g) for g in grids]
+    lowered = _lower(ks[0], args, out_shape, input_output_aliases, out_params)
+    types = [p.type for p in ks[0].launch_params]
+    for i, k in enumerate(ks[1:], 1):
+        if [p.type for p in k.launch_params] != types:
+            raise KernelCallError(f"kernel_call: candidate {i} (kernel '{k.name}', {k.signature}) does not take the "
+                                  f"parameters of candidate 0 ('{ks[0].name}', {ks[0].signature})")
+    zero = [_zero_list(k, lowered, z) for k, z in zip(ks, zeros)]
+    # each candidate's own tensor-map records (its boxes), concatenated in candidate order
+    tma = lowered.tma + [v for i, k in enumerate(ks[1:], 1)
+                         for v in tma_records(k, lowered.descs, f"kernel_call: candidate {i}: ")]
+    scratch, results = _with_scratch(lowered.outs, list(zip(ks, grids)))
+    bundles = [_bundle_of(k) for k in ks]
+    opts_text = [_options_text(o) for o in opts]
+    if autotune_key is None:
+        h = hashlib.sha256()
+        for part in (*bundles, repr(grids).encode(), repr(zero).encode(), lowered.scalars, repr(lowered.kinds).encode(),
+                     repr(lowered.index).encode(), *(t.encode() for t in opts_text),
+                     repr([(tuple(a.shape), str(np.dtype(a.dtype))) for a in lowered.operands]).encode(),
+                     repr([(o.shape, str(np.dtype(o.dtype))) for o in lowered.outs]).encode(),
+                     repr(sorted(lowered.ffi_aliases.items())).encode()):
+            h.update(len(part).to_bytes(8, "little"))
+            h.update(part)
+        autotune_key = f"{re.sub(r'[^A-Za-z0-9_.-]', '_', ks[0].name)[:60].lstrip('.')}-{h.hexdigest()[:40]}"
+    cdir = _cache.cache_dir()
+    call = jax.ffi.ffi_call(_ffi.TARGET, results, input_output_aliases=lowered.ffi_aliases or None,
+                            vmap_method="sequential", has_side_effect=has_side_effect)
+    offsets = np.cumsum([0] + [len(b) for b in bundles], dtype=np.int64)
+    zoff = np.cumsum([0] + [len(z) for z in zero], dtype=np.int64)
+    out = call(*lowered.operands, kernel=b"".join(bundles), kernel_offsets=offsets,
+               grid=np.array(grids, dtype=np.int64).reshape(-1), arg_kind=np.array(lowered.kinds, dtype=np.int32),
+               arg_index=np.array(lowered.index, dtype=np.int64), scalars=lowered.scalars,
+               zero=np.array([o for z in zero for o in z], dtype=np.int64), zero_offsets=zoff,
+               scratch=np.array(scratch, dtype=np.int64), options="[" + ", ".join(opts_text) + "]",
+               aliased=np.array(sorted(lowered.ffi_aliases), dtype=np.int64), autotune_key=autotune_key,
+               cache_dir="" if cdir is None else os.fspath(cdir), version=np.int32(_ffi.AUTOTUNE_VERSION),
+               **_tma_attr(tma))
+    return lowered.unflatten(out)
+
+
+def _lower(k: Kernel, args: tuple, out_shape: Any, input_output_aliases: Optional[Mapping[int, int]],
+           out_params: Optional[Sequence[int]]) -> _Lowered:
     params = k.launch_params
     flat_out, out_tree = jax.tree_util.tree_flatten(out_shape)
     outs = [jax.ShapeDtypeStruct(tuple(o.shape), o.dtype) for o in flat_out]
@@ -287,12 +456,7 @@ def kernel_call(kernel: Any, *args: Any, grid: Any, out_shape: Any, input_output
         out_at = dict(zip(out_params, unaliased))
     arg_at = [i for i in range(len(params)) if i not in out_at]
     kinds, index, scalars, operands, operand_of = [0] * len(params), [0] * len(params), b"", [], {}
-    tma: list[int] = []
-    metas = tma_metas(k) if any(p.type == "nvTmaDesc" for p in params) else []
-    tma_at = [i for i, p in enumerate(params) if p.type == "nvTmaDesc"]
-    if len(metas) not in (0, len(tma_at)):
-        raise KernelCallError(f"kernel '{k.name}' has {len(tma_at)} tensor-map parameters, its metadata describes "
-                              f"{len(metas)} (tensordesc_meta)")
+    descs: list[tuple[int, TensorDescriptor]] = []
     for a_i, (a, i) in enumerate(zip(args, arg_at)):
         p = params[i]
         if isinstance(a, TensorDescriptor) or p.type == "nvTmaDesc":
@@ -301,15 +465,11 @@ def kernel_call(kernel: Any, *args: Any, grid: Any, out_shape: Any, input_output
                     "a TensorDescriptor goes to a tensor-map parameter (nvTmaDesc: a descriptor Triton lowered to "
                     "TMA); triton_call expands descriptors for other targets" if p.type != "nvTmaDesc" else
                     f"a tensor map (a host descriptor lowered to TMA) takes a TensorDescriptor, got {a!r}"))
-            if not metas:
-                raise KernelCallError(f"{_label(k, i, p)}: the kernel's CUDA metadata has no tensordesc_meta to "
-                                      f"encode the tensor map from")
             kinds[i] = 4
             index[i] = len(operands)
             operand_of[a_i] = len(operands)
             operands.append(a.base)
-            # the records go in parameter order, whatever order the arguments fill the parameters in
-            tma.append((i, tma_record(_label(k, i, p), a, metas[tma_at.index(i)])))
+            descs.append((i, a))
             continue
         if a is None:
             if not p.is_pointer:
@@ -329,6 +489,9 @@ def kernel_call(kernel: Any, *args: Any, grid: Any, out_shape: Any, input_output
             if p.is_pointer:
                 raise KernelCallError(f"{_label(k, i, p)}: a pointer parameter takes an array or None, got {a!r}")
             kinds[i] = 2
+    # the records go in parameter order, whatever order the arguments fill the parameters in
+    descs.sort(key=lambda t: t[0])
+    tma = tma_records(k, descs)
     # the scalars attribute holds the scalar parameters' bytes in parameter order
     for a, i in sorted(zip(args, arg_at), key=lambda t: t[1]):
         if kinds[i] == 2:
@@ -351,29 +514,5 @@ def kernel_call(kernel: Any, *args: Any, grid: Any, out_shape: Any, input_output
             raise KernelCallError(f"kernel '{k.name}': argument {a} ({np.dtype(src.dtype).name}{list(src.shape)}) "
                                   f"cannot alias output {o} ({np.dtype(outs[o].dtype).name}{list(outs[o].shape)})")
         ffi_aliases[operand_of[a]] = o
-    zero = []
-    for o in zeroed_outputs:
-        if not 0 <= o < len(outs):
-            raise KernelCallError(f"kernel '{k.name}': zeroed_outputs names output {o}; there are {len(outs)}")
-        if o in aliases.values():
-            raise KernelCallError(f"kernel '{k.name}': zeroed_outputs: output {o} is aliased to an input, whose "
-                                  f"values zeroing would destroy; zero the input instead")
-        zero.append(o)
-    g = normalize_grid(grid)
-    results = list(outs)
-    scratch = [-1, -1]
-    for slot, kind in enumerate(("global", "profile")):
-        need = _scratch_bytes(k, g, kind)
-        if need:
-            scratch[slot] = len(results)
-            results.append(jax.ShapeDtypeStruct((need,), jnp.uint8))
-    call = jax.ffi.ffi_call(_ffi.TARGET, results, input_output_aliases=ffi_aliases or None,
-                            vmap_method="sequential", has_side_effect=has_side_effect)
-    opts = json.dumps({b: {n: v for n, v in d.items()} for b, d in (options or {}).items()}, sort_keys=True)
-    extra = {"tma": np.array([v for _, rec in sorted(tma) for v in rec], dtype=np.int64)} if tma else {}
-    out = call(*operands, kernel=_bundle_of(k), grid=np.array(g, dtype=np.int64),
-               arg_kind=np.array(kinds, dtype=np.int32), arg_index=np.array(index, dtype=np.int64),
-               scalars=scalars, zero=np.array(zero, dtype=np.int64), scratch=np.array(scratch, dtype=np.int64),
-               options=opts, version=np.int32(_ffi.CALL_VERSION), **extra)
-    out = list(out)[:len(outs)]
-    return jax.tree_util.tree_unflatten(out_tree, out)
+    return _Lowered(operands=operands, kinds=kinds, index=index, scalars=scalars, outs=outs, out_tree=out_tree,
+                    aliases=aliases, ffi_aliases=ffi_aliases, descs=descs, tma=tma)

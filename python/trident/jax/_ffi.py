@@ -10,7 +10,8 @@ from .._lib import lib
 
 TARGET = "trident_kernel_call"
 STATE_TYPE = "trident.call"
-CALL_VERSION = 1
+CALL_VERSION = 1          # a call of one kernel (read by every libtrident)
+AUTOTUNE_VERSION = 2      # an autotuned call: several candidate kernels
 
 # JAX platform name -> the handlers' symbol prefix
 _PLATFORMS = {"cpu": "cpu", "CUDA": "cuda", "ROCM": "rocm"}

@@ -1,15 +1,17 @@
 """The on-disk caches of trident.jax: compiled kernels (one trident bundle per
 kernel and target, named by the sha256 of its source, specialization,
-options, target and the Triton and trident versions) and autotuning choices
-(one small JSON per kernel, device and call shape).
+options, target and the Triton and trident versions) and autotuning choices.
 
     $TRIDENT_CACHE_DIR, else $XDG_CACHE_HOME/trident, else ~/.cache/trident
         triton/<key>.trdb
-        autotune/<key>.json
+        autotune/<key>-<arch>.json
 
-Entries are written to a temporary file and renamed, so that concurrent
-processes never read a partial entry; a damaged entry is compiled again.
-TRIDENT_JAX_CACHE=0 turns both caches off.
+Kernel entries are written here, to a temporary file then renamed, so that
+concurrent processes never read a partial entry; a damaged entry is compiled
+again. Autotuning choices belong to libtrident's XLA handler, which benchmarks
+at the first execution and writes them (the same way, in a 0700 directory);
+an autotuned call passes it this directory (cache_dir). TRIDENT_JAX_CACHE=0
+turns both off (the handler then keeps choices in the process's memory).
 """
 from __future__ import annotations
 
@@ -60,15 +62,16 @@ def store_kernel(key: str, bundle: bytes) -> None:
         _write(p, bundle)
 
 
-def load_choice(key: str) -> Optional[dict[str, Any]]:
-    p = _path("autotune", key, ".json")
+def choice_path(key: str, arch: str) -> Optional[Path]:
+    """Where the XLA handler keeps the choice of an autotuned call (autotune_key `key`) for a device arch."""
+    safe = "".join(ch if ch.isalnum() or ch in "._-+" else "_" for ch in arch)
+    return _path("autotune", f"{key}-{safe}", ".json")
+
+
+def load_choice(key: str, arch: str) -> Optional[dict[str, Any]]:
+    """The handler's record of a choice (candidates, choice, times_ms, device, ...), or None."""
+    p = choice_path(key, arch)
     try:
         return json.loads(p.read_text()) if p is not None else None
     except (OSError, ValueError):
         return None
-
-
-def store_choice(key: str, entry: dict[str, Any]) -> None:
-    p = _path("autotune", key, ".json")
-    if p is not None:
-        _write(p, json.dumps(entry, sort_keys=True, indent=1).encode())

@@ -8,8 +8,8 @@ shape, strides and padding flag, then the shape and strides again: plain
 arguments, which trident's XLA handler passes today. Where it uses TMA (sm90,
 sm100: the compiled metadata's tensordesc_meta), the launch passes a 128-byte
 CUtensorMap encoded from the buffer's device address, which only exists at
-execution: the handler has to build it (cuTensorMapEncodeTiled) per launch;
-triton_call refuses such targets with an error that says so until it does.
+execution: kernel_call sends its encoding (the `tma` attribute) and the handler
+builds the map (cuTensorMapEncodeTiled) at each launch.
 """
 from __future__ import annotations
 

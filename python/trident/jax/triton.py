@@ -247,24 +247,30 @@ def _hook_args(bound: dict[str, Any], conv: Callable[[Any], Any], extra: dict[st
     return {**{n: walk(v) for n, v in bound.items()}, **extra}
 
 
-def _bench_hooks(tuner: Any) -> Callable[[_at.Candidate, dict, str], None]:
-    state: dict[str, Any] = {}
+def _launch_args(leaves: list[tuple]) -> list[tuple]:
+    """What a candidate's launch passes, as every candidate of one call must pass it: a tensor map's block shape
+    is the candidate's own (kernel_call sends each candidate's encoding), the rest is the call's."""
+    return [lk[:4] + lk[5:] if lk[0] == "tma" else lk for lk in leaves]
 
-    def hooks(c: _at.Candidate, ctx: dict, phase: str) -> None:
-        if phase == "bind":
-            ops, outs = ctx["ops"], ctx["outs"]
-            state["nargs"] = _hook_args(c.names, lambda leaf: ops[leaf.operand] if isinstance(leaf, _co.In)
-                                        else outs[leaf.result], c.variant.kwargs)
-        elif phase == "pre":
-            cfg = c.variant.config
-            if cfg is not None and cfg.pre_hook is not None:
-                cfg.pre_hook(state["nargs"])
-            if tuner is not None:
-                tuner.pre_hook(state["nargs"])
-        elif phase == "post":
-            if tuner is not None:
-                tuner.post_hook(state["nargs"], exception=ctx.get("exception"))
-    return hooks
+
+def _hook_effects(c: _at.Candidate, hooks: list, inputs_too: bool, kname: str) -> tuple[list[int], dict[int, Any]]:
+    """What hooks do before a candidate's launch, recorded on proxies at trace time: the results they zero (with
+    the candidate's own), and (inputs_too) the inputs they fill, as {operand: value}."""
+    log: list = []
+    nargs = _hook_args(c.names, lambda leaf: _Recorder(leaf, log), c.variant.kwargs)
+    for hook in hooks:
+        hook(nargs)
+    zero, replaced = list(c.zero), {}
+    for leaf, value in log:
+        if isinstance(leaf, _co.Out):
+            if value != 0:
+                raise NotImplementedError(f"kernel '{kname}': a pre_hook fills output {leaf.result} with {value!r}; "
+                                          f"outputs can only be zeroed before a launch")
+            if leaf.result not in zero:
+                zero.append(leaf.result)
+        elif inputs_too:
+            replaced[leaf.operand] = value
+    return sorted(zero), replaced
 
 
 def triton_call(*args: Any, kernel: Any, grid: Any, out_shape: Any = _UNSET, out_type: Any = _UNSET,
@@ -409,6 +415,13 @@ def _call(args: tuple, kernel: Any, grid: Any, opts: dict[str, Any], kwargs: dic
             k not in names or _ro.is_backend_option(k, backends))}
         _ro.check_names(kname, names, {k: v for k, v in option_ns.items() if k not in names}, backends)
         bind_values = {n: _to_binder(v) for n, v in values.items()}
+        cfg = var.config
+        if cfg is not None and cfg.pre_hook is not None and any(
+                isinstance(v, TensorDescriptor) for v in values.values()):
+            # Triton's idiom for host descriptors: the config's pre_hook sets their block_shape
+            # (nargs["a_desc"].block_shape = [BM, BK]) before the launch compiles; here on this candidate's own
+            # descriptors, before it compiles (what the hook does to arrays is recorded later, _hook_effects)
+            cfg.pre_hook(_hook_args(bind_values, lambda leaf: _Recorder(leaf, []), var.kwargs))
         per_target: dict[_c.Target, Any] = {}
         leaves = None
         sig_text = None
@@ -467,33 +480,26 @@ def _call(args: tuple, kernel: Any, grid: Any, opts: dict[str, Any], kwargs: dic
         warnings.warn(f"trident.jax: kernel '{kname}': autotuner configs skipped (they do not compile):\n"
                       + "\n".join(failures), RuntimeWarning, stacklevel=3)
 
-    # ---- the autotuner's choice
-    choice = 0
-    if len(candidates) > 1 and any(lk[0] == "tma" for lk in candidates[0].leaves):
-        # the benchmark launches through trd_kernel_launch, which has no tensor maps to give
-        warnings.warn(f"trident.jax: kernel '{kname}': autotuning a kernel whose tensor descriptors are lowered to "
-                      f"TMA is not benchmarked yet; using the first config, {candidates[0].label}", RuntimeWarning,
-                      stacklevel=3)
-    elif len(candidates) > 1:
-        choice = _choose(fn, kernel, candidates, inputs, plan, on_cpu, gpu_targets, user_named, ns)
-    c = candidates[choice]
-
-    # ---- the chosen config's pre_hook, for the real launch
-    replaced: dict[int, Any] = {}
-    zero = list(c.zero)
-    cfg = c.variant.config
-    if cfg is not None and cfg.pre_hook is not None:
-        log: list = []
-        cfg.pre_hook(_hook_args(c.names, lambda leaf: _Recorder(leaf, log), c.variant.kwargs))
-        for leaf, value in log:
-            if isinstance(leaf, _co.Out):
-                if value != 0:
-                    raise NotImplementedError(f"kernel '{kname}': a pre_hook fills output {leaf.result} with "
-                                              f"{value!r}; outputs can only be zeroed before a launch")
-                if leaf.result not in zero:
-                    zero.append(leaf.result)
-            else:
-                replaced[leaf.operand] = value
+    # ---- hooks, recorded at trace time: a config's pre_hook before every launch of its candidate; with several
+    # candidates also the autotuner's (reset_to_zero, or the user's), whose zeroing of outputs the benchmark
+    # needs (what it does to inputs is undone: the handler restores them after each candidate)
+    tuner = _at.autotuner_of(kernel) if len(candidates) > 1 else None
+    zeros, replaced = [], None
+    for c in candidates:
+        cfg = c.variant.config
+        hooks = ([cfg.pre_hook] if cfg is not None and cfg.pre_hook is not None else [])
+        z, repl = _hook_effects(c, hooks, True, kname)
+        if tuner is not None:
+            z = sorted(set(z) | set(_hook_effects(c, [tuner.pre_hook], False, kname)[0]))
+        if replaced is not None and repl != replaced:
+            raise NotImplementedError(f"kernel '{kname}': the configs' pre_hooks fill inputs differently ({replaced} "
+                                      f"and {repl}); an autotuned call launches every config on the same inputs")
+        zeros.append(z)
+        replaced = repl
+    c = candidates[0]
+    if any(_launch_args(other.leaves) != _launch_args(c.leaves) for other in candidates[1:]):
+        raise KernelCallError(f"kernel '{kname}': the autotuner's configs pass different launch arguments (a config "
+                              f"sets a parameter that is not a tl.constexpr?); an autotuned call passes one set")
 
     # ---- the call
     args_list: list[Any] = []
@@ -526,35 +532,25 @@ def _call(args: tuple, kernel: Any, grid: Any, opts: dict[str, Any], kwargs: dic
         aliases[arg_of_operand[op]] = r
     results = list(plan.results)
     side_effect = bool(opts.get("has_side_effect")) or not results
-    outs = kernel_call(c.kernel, *args_list, grid=c.grid, out_shape=results, input_output_aliases=aliases,
-                       zeroed_outputs=sorted(zero), options=c.load_options or None, name=opts.get("name") or kname,
-                       out_params=[out_at[r] for r in unaliased], has_side_effect=side_effect)
+    tuned = len(candidates) > 1
+    key = _choice_key(fn, kernel, candidates, inputs, plan, user_named, ns) if tuned else None
+    outs = kernel_call([x.kernel for x in candidates] if tuned else c.kernel, *args_list,
+                       grid=[x.grid for x in candidates] if tuned else c.grid, out_shape=results,
+                       input_output_aliases=aliases, zeroed_outputs=zeros if tuned else zeros[0],
+                       options=[x.load_options or None for x in candidates] if tuned else c.load_options or None,
+                       name=opts.get("name") or kname, out_params=[out_at[r] for r in unaliased],
+                       has_side_effect=side_effect, autotune_key=key)
     outs = list(outs)
     for ref, r in plan.ref_writes:
         ref[...] = outs[r]
     return plan.assemble(outs)
 
 
-def _choose(fn: Any, kernel: Any, candidates: list[_at.Candidate], inputs: _Inputs, plan: _co.Plan, on_cpu: bool,
-            gpu_targets: list, user_named: dict, ns: dict) -> int:
-    arrays = [leaf.array for leaf in inputs.leaves]
-    concrete = all(not isinstance(a, _Tracer) for a in arrays)
-    dev = None
-    if concrete and arrays and isinstance(arrays[0], jax.Array):
-        dev = next(iter(arrays[0].devices()))
-    dev = dev or jax.devices()[0]
-    uri = _at.trident_device_of(dev)
-    target = _c.Target("host", "", 1) if dev.platform == "cpu" else _c.target_of_device(dev)
+def _choice_key(fn: Any, kernel: Any, candidates: list[_at.Candidate], inputs: _Inputs, plan: _co.Plan,
+                user_named: dict, ns: dict) -> str:
+    """Triton's autotuning key (the autotuner's key arguments' values, with the arrays' dtypes and shapes)."""
     tuner = _at.autotuner_of(kernel)
     keys = [repr(user_named.get(k, ns.get(k))) for k in (tuner.keys if tuner is not None else [])]
-    call_key = keys + [f"{np.dtype(a.dtype).name}{list(a.shape)}" for a in arrays] + \
-        [f"{np.dtype(s.dtype).name}{list(s.shape)}" for s in plan.results]
-    try:
-        return _at.select(fn, candidates, target, uri, call_key, arrays, plan.results, plan.aliases,
-                          _bench_hooks(tuner), concrete)
-    except _at.AutotuneError:
-        raise
-    except Exception as e:
-        warnings.warn(f"trident.jax: kernel '{fn.__name__}': cannot benchmark its autotuner configs on {uri} ({e}); "
-                      f"using the first, {candidates[0].label}", RuntimeWarning, stacklevel=3)
-        return 0
+    call_key = keys + [f"{np.dtype(leaf.array.dtype).name}{list(leaf.array.shape)}" for leaf in inputs.leaves] + \
+        [f"{np.dtype(r.dtype).name}{list(r.shape)}" for r in plan.results]
+    return _at.choice_key(fn, candidates, call_key)

@@ -1,0 +1,918 @@
+/* test_xla.c: the XLA handlers (core/xla) driven as XLA drives them, through
+ * a stand-in for XLA's side of the FFI (the API table, call frames,
+ * attributes, state) and trident's real runtime: host kernels on the CPU
+ * platform, and a test driver named "cuda" (tests/drivers, TD_CAPTURE) for
+ * what needs a stream that can be captured into a graph.
+ *
+ * Autotuned calls (attribute version 2): the fastest candidate is chosen at
+ * the first execution on the call's own buffers (one candidate is made slow
+ * by a grid of millions of empty programs), aliased operands come out as one
+ * launch leaves them, zeroed results are zeroed, the choice is kept in memory
+ * and in <cache_dir>/autotune/<key>-<arch>.json, a corrupt file is replaced,
+ * an unwritable directory leaves the choice in memory, a candidate that
+ * cannot run loses, and a captured stream gets candidate 0 unchosen. */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <jansson.h>
+#include <trident/xla.h>
+
+#include "core/xla/ffi.h"
+#include "tests/drivers/test_driver.h"
+#include "tests/testutil.h"
+
+/* ------------------------------------------------------ XLA's side, faked */
+
+struct fx_error {
+    XLA_FFI_Error_Code code;
+    char msg[4096];
+};
+
+struct fx_ctx {          /* XLA_FFI_ExecutionContext: opaque to the handler */
+    void *state;
+    void *stream;
+    int32_t ordinal;
+};
+
+static XLA_FFI_Error *fx_error_create(XLA_FFI_Error_Create_Args *a)
+{
+    struct fx_error *e = calloc(1, sizeof *e);
+    ck_assert_ptr_nonnull(e);
+    e->code = a->errc;
+    snprintf(e->msg, sizeof e->msg, "%s", a->message);
+    return (XLA_FFI_Error *)e;
+}
+
+static void fx_error_destroy(XLA_FFI_Error_Destroy_Args *a)
+{
+    free(a->error);
+}
+
+static XLA_FFI_Error *fx_state_set(XLA_FFI_State_Set_Args *a)
+{
+    ((struct fx_ctx *)a->ctx)->state = a->state;
+    return NULL;
+}
+
+static XLA_FFI_Error *fx_state_get(XLA_FFI_State_Get_Args *a)
+{
+    a->state = ((struct fx_ctx *)a->ctx)->state;
+    return NULL;
+}
+
+static XLA_FFI_Error *fx_stream_get(XLA_FFI_Stream_Get_Args *a)
+{
+    a->stream = ((struct fx_ctx *)a->ctx)->stream;
+    return NULL;
+}
+
+static XLA_FFI_Error *fx_ordinal_get(XLA_FFI_DeviceOrdinal_Get_Args *a)
+{
+    a->device_ordinal = ((struct fx_ctx *)a->ctx)->ordinal;
+    return NULL;
+}
+
+static XLA_FFI_Api fx_api = {
+    .struct_size = XLA_FFI_Api_STRUCT_SIZE,
+    .XLA_FFI_Error_Create = fx_error_create,
+    .XLA_FFI_Error_Destroy = fx_error_destroy,
+    .XLA_FFI_Stream_Get = fx_stream_get,
+    .XLA_FFI_State_Set = fx_state_set,
+    .XLA_FFI_State_Get = fx_state_get,
+    .XLA_FFI_DeviceOrdinal_Get = fx_ordinal_get,
+};
+
+/* A call's attributes, as XLA hands them over. */
+struct fx_attrs {
+    int64_t n;
+    XLA_FFI_AttrType types[24];
+    XLA_FFI_ByteSpan name_spans[24];
+    XLA_FFI_ByteSpan *names[24];
+    void *values[24];
+    XLA_FFI_ByteSpan strings[24];
+    XLA_FFI_Array arrays[24];
+    XLA_FFI_Scalar scalars[24];
+};
+
+static void fx_add(struct fx_attrs *a, const char *name, XLA_FFI_AttrType type, void *value)
+{
+    ck_assert_int_lt(a->n, 24);
+    int64_t i = a->n++;
+    a->name_spans[i] = (XLA_FFI_ByteSpan){name, strlen(name)};
+    a->names[i] = &a->name_spans[i];
+    a->types[i] = type;
+    a->values[i] = value;
+}
+
+static void fx_string(struct fx_attrs *a, const char *name, const void *data, size_t len)
+{
+    a->strings[a->n] = (XLA_FFI_ByteSpan){data, len};
+    fx_add(a, name, XLA_FFI_AttrType_STRING, &a->strings[a->n]);
+}
+
+static void fx_ints(struct fx_attrs *a, const char *name, const int64_t *v, size_t n)
+{
+    a->arrays[a->n] = (XLA_FFI_Array){XLA_FFI_DataType_S64, n, (void *)v};
+    fx_add(a, name, XLA_FFI_AttrType_ARRAY, &a->arrays[a->n]);
+}
+
+static void fx_int(struct fx_attrs *a, const char *name, int32_t *v)
+{
+    a->scalars[a->n] = (XLA_FFI_Scalar){XLA_FFI_DataType_S32, v};
+    fx_add(a, name, XLA_FFI_AttrType_SCALAR, &a->scalars[a->n]);
+}
+
+/* Drops an attribute (to test its absence). */
+static void fx_drop(struct fx_attrs *a, const char *name)
+{
+    for (int64_t i = 0; i < a->n; i++)
+        if (a->name_spans[i].len == strlen(name) && !memcmp(a->name_spans[i].ptr, name, a->name_spans[i].len)) {
+            a->types[i] = a->types[a->n - 1];
+            a->name_spans[i] = a->name_spans[a->n - 1];
+            a->names[i] = &a->name_spans[i];
+            a->values[i] = a->values[a->n - 1];
+            a->n--;
+            return;
+        }
+}
+
+struct fx_buf {
+    XLA_FFI_Buffer b;
+    int64_t dim;
+};
+
+static void fx_buffer(struct fx_buf *fb, XLA_FFI_DataType dtype, void *data, int64_t n)
+{
+    fb->dim = n;
+    fb->b = (XLA_FFI_Buffer){XLA_FFI_Buffer_STRUCT_SIZE, NULL, dtype, data, 1, &fb->dim};
+}
+
+/* One executable holding one call: INSTANTIATE, then EXECUTEs. */
+struct fx_exec {
+    struct fx_ctx ctx;
+    int platform;
+    XLA_FFI_ArgType arg_types[8];
+    XLA_FFI_RetType ret_types[8];
+    void *args[8], *rets[8];
+    int64_t nargs, nrets;
+};
+
+static XLA_FFI_CallFrame fx_frame(struct fx_exec *x, struct fx_attrs *a, XLA_FFI_ExecutionStage stage)
+{
+    XLA_FFI_CallFrame f = {XLA_FFI_CallFrame_STRUCT_SIZE, NULL, &fx_api, (XLA_FFI_ExecutionContext *)&x->ctx, stage,
+                           {XLA_FFI_Args_STRUCT_SIZE, NULL, x->nargs, x->arg_types, x->args},
+                           {XLA_FFI_Rets_STRUCT_SIZE, NULL, x->nrets, x->ret_types, x->rets},
+                           {XLA_FFI_Attrs_STRUCT_SIZE, NULL, a->n, a->types, a->names, a->values}, NULL};
+    return f;
+}
+
+static void *(*const instantiate_fn[])(void *) = {trd_xla_cuda_instantiate, trd_xla_rocm_instantiate,
+                                                  trd_xla_cpu_instantiate};
+static void *(*const execute_fn[])(void *) = {trd_xla_cuda_execute, trd_xla_rocm_execute, trd_xla_cpu_execute};
+
+/* NULL on success, else the error's message (the error freed); the text lives until the next call. */
+static const char *fx_result(XLA_FFI_Error *e)
+{
+    static char msg[4096];
+    if (!e)
+        return NULL;
+    snprintf(msg, sizeof msg, "%s", ((struct fx_error *)e)->msg);
+    free(e);
+    return msg;
+}
+
+static const char *fx_instantiate(struct fx_exec *x, struct fx_attrs *a)
+{
+    XLA_FFI_CallFrame f = fx_frame(x, a, XLA_FFI_ExecutionStage_INSTANTIATE);
+    return fx_result(instantiate_fn[x->platform](&f));
+}
+
+static const char *fx_execute(struct fx_exec *x, struct fx_attrs *a)
+{
+    XLA_FFI_CallFrame f = fx_frame(x, a, XLA_FFI_ExecutionStage_EXECUTE);
+    return fx_result(execute_fn[x->platform](&f));
+}
+
+/* The executable goes away: XLA deletes the state with the registered type's deleter. */
+static void fx_release(struct fx_exec *x)
+{
+    if (x->ctx.state)
+        ((XLA_FFI_TypeInfo *)trd_xla_type_info())->deleter(x->ctx.state);
+    x->ctx.state = NULL;
+}
+
+#define FX_OK(what) do { const char *m_ = (what); ck_assert_msg(m_ == NULL, "%s: %s", #what, m_); } while (0)
+#define FX_FAILS(what, needle)                                                                           \
+    do {                                                                                                 \
+        const char *m_ = (what);                                                                         \
+        ck_assert_msg(m_ != NULL, "%s succeeded", #what);                                                \
+        ck_assert_msg(strstr(m_, (needle)) != NULL, "%s: '%s' lacks '%s'", #what, m_, (needle));         \
+    } while (0)
+
+/* ------------------------------------------------------------- the log */
+
+static pthread_mutex_t log_lock = PTHREAD_MUTEX_INITIALIZER;
+static char log_text[1 << 16];
+
+static void on_log(void *user, int32_t level, const char *message)
+{
+    (void)user;
+    pthread_mutex_lock(&log_lock);
+    size_t n = strlen(log_text);
+    snprintf(log_text + n, sizeof log_text - n, "%s: %s\n", trd_log_level_name(level), message);
+    pthread_mutex_unlock(&log_lock);
+}
+
+static void log_reset(void)
+{
+    log_text[0] = '\0';
+}
+
+static unsigned log_count(const char *needle)
+{
+    unsigned n = 0;
+    for (const char *p = strstr(log_text, needle); p; p = strstr(p + 1, needle))
+        n++;
+    return n;
+}
+
+#define LOG_HAS(needle) ck_assert_msg(log_count(needle) > 0, "the log lacks '%s':\n%s", (needle), log_text)
+
+/* --------------------------------------------------------------- kernels */
+
+struct blob {
+    void *data;
+    uint64_t size;
+};
+
+/* A kernel (any source) as a bundle. */
+static struct blob bundle_of(const char *path, const char *name, const char *signature)
+{
+    trd_runtime_t *rt;
+    TU_OK(trd_runtime_shared(&rt));
+    trd_kernel_desc_t d = {.struct_size = sizeof d, .path = path, .name = name, .signature = signature};
+    trd_kernel_t *k;
+    TU_OK(trd_kernel_create(rt, &d, &k));
+    trd_kernel_info_t ki = {.struct_size = sizeof ki};
+    TU_OK(trd_kernel_get_info(k, &ki));
+    trd_bundle_target_t t[8];
+    ck_assert_uint_le(ki.num_targets, 8);
+    for (uint32_t i = 0; i < ki.num_targets; i++) {
+        trd_target_info_t ti = {.struct_size = sizeof ti};
+        TU_OK(trd_kernel_target_info(k, i, &ti));
+        t[i] = (trd_bundle_target_t){.struct_size = sizeof t[i], .format = ti.format, .backend = ti.backend,
+                                     .arch = ti.arch, .image = ti.image, .image_size = ti.size,
+                                     .metadata = ti.metadata};
+    }
+    struct blob b;
+    TU_OK(trd_bundle_write(ki.name, ki.signature, t, ki.num_targets, &b.data, &b.size));
+    trd_kernel_destroy(k);
+    return b;
+}
+
+static struct blob add_bundle(void) /* the host twin, sm90 cubin and PTX, gfx942 */
+{
+    return bundle_of(tu_path("%s/examples/add_kernel.trdb", tu_builddir()), NULL, NULL);
+}
+
+/* Bundles concatenated, with the offsets attribute kernel_offsets. */
+struct cands {
+    char data[1 << 21];
+    size_t len;
+    int64_t off[9];
+    int64_t n;
+};
+
+static void cands_add(struct cands *c, struct blob b)
+{
+    ck_assert_uint_le(c->len + b.size, sizeof c->data);
+    memcpy(c->data + c->len, b.data, b.size);
+    c->len += b.size;
+    c->off[++c->n] = (int64_t)c->len;
+    trd_free(b.data);
+}
+
+/* The attributes of an autotuned call of a kernel with the launch parameters described by kinds/index. */
+struct call_spec {
+    struct cands k;
+    int64_t grid[24];
+    int64_t zero[16], zoff[9];
+    int64_t kinds[8], index[8];
+    size_t nparams, nzero, naliased;
+    int64_t aliased[4];
+    char scalars[64];
+    size_t slen;
+    int64_t scratch[2];
+    const char *key;
+    const char *dir;
+    int32_t version;        /* 1 for one kernel without a key, else 2 */
+    int32_t force_version;  /* instead, when set */
+    const char *options;    /* the options attribute; NULL: {} */
+};
+
+static void spec_attrs(struct call_spec *s, struct fx_attrs *a)
+{
+    memset(a, 0, sizeof *a);
+    s->scratch[0] = s->scratch[1] = -1;
+    fx_string(a, "kernel", s->k.data, s->k.len);
+    fx_ints(a, "grid", s->grid, 3 * (size_t)s->k.n);
+    fx_ints(a, "arg_kind", s->kinds, s->nparams);
+    fx_ints(a, "arg_index", s->index, s->nparams);
+    fx_string(a, "scalars", s->scalars, s->slen);
+    fx_ints(a, "zero", s->zero, s->nzero);
+    fx_ints(a, "scratch", s->scratch, 2);
+    const char *opts = s->options ? s->options : "{}";
+    fx_string(a, "options", opts, strlen(opts));
+    int tuned = s->k.n > 1 || s->key;
+    s->version = s->force_version ? s->force_version : tuned ? 2 : 1;
+    fx_int(a, "version", &s->version);
+    if (tuned) {
+        fx_ints(a, "kernel_offsets", s->k.off, (size_t)s->k.n + 1);
+        fx_ints(a, "zero_offsets", s->zoff, (size_t)s->k.n + 1);
+        fx_ints(a, "aliased", s->aliased, s->naliased);
+        fx_string(a, "autotune_key", s->key ? s->key : "k", strlen(s->key ? s->key : "k"));
+        fx_string(a, "cache_dir", s->dir ? s->dir : "", strlen(s->dir ? s->dir : ""));
+    }
+}
+
+/* A grid of millions of programs that do nothing but be scheduled: the slow candidate. */
+#define SLOW_PROGRAMS 4000000
+
+/* A call of `ncand` candidates made by `bundle`, one grid of programs[i] along x each, launched with the
+ * parameters kinds/index (scalars and zeroed results left to the caller). */
+static void spec_init(struct call_spec *s, int ncand, struct blob (*bundle)(void), const uint32_t *programs,
+                      const int64_t *kinds, const int64_t *index, size_t nparams, const char *key, const char *dir)
+{
+    memset(s, 0, sizeof *s);
+    for (int i = 0; i < ncand; i++) {
+        cands_add(&s->k, bundle());
+        s->grid[3 * i] = programs[i];
+        s->grid[3 * i + 1] = s->grid[3 * i + 2] = 1;
+    }
+    memcpy(s->kinds, kinds, nparams * sizeof *kinds);
+    memcpy(s->index, index, nparams * sizeof *index);
+    s->nparams = nparams;
+    s->key = key;
+    s->dir = dir;
+}
+
+static struct blob cuda_add_bundle(void) /* Triton's sm90 add: nothing the host can run */
+{
+    return bundle_of(tu_fixture("cuda", "add_fp32"), NULL, NULL);
+}
+
+static struct blob scale_bundle(void) /* x *= alpha, in place */
+{
+    return bundle_of(tu_host_kernel("scale_inplace_kernel"), "scale_inplace_kernel", "x:*fp32,n:i32,alpha:fp32");
+}
+
+static struct blob accumulate_bundle(void) /* out[0] += sum(x), count[0] += n, with atomics */
+{
+    return bundle_of(tu_host_kernel("accumulate_kernel"), "accumulate_kernel", "x:*i32,n:i32,out:*i64,count:*i32");
+}
+
+/* add_kernel over n floats: operands x, y; result out; 1024 elements a program. */
+static void add_spec(struct call_spec *s, const uint32_t *programs, int ncand, const char *key, const char *dir)
+{
+    static const int64_t kinds[] = {0, 0, 1, 2}, index[] = {0, 1, 0, 0};
+    spec_init(s, ncand, add_bundle, programs, kinds, index, 4, key, dir);
+}
+
+struct add_bufs {
+    float *x, *y, *out;
+    int32_t n;
+    struct fx_buf bx, by, bo;
+};
+
+static void add_bufs(struct add_bufs *b, struct fx_exec *x, int32_t n)
+{
+    b->n = n;
+    b->x = malloc(n * 4);
+    b->y = malloc(n * 4);
+    b->out = malloc(n * 4);
+    tu_fill_f32(b->x, (size_t)n, 1);
+    tu_fill_f32(b->y, (size_t)n, 2);
+    memset(b->out, 0xff, (size_t)n * 4); /* NaN: unwritten elements show */
+    fx_buffer(&b->bx, XLA_FFI_DataType_F32, b->x, n);
+    fx_buffer(&b->by, XLA_FFI_DataType_F32, b->y, n);
+    fx_buffer(&b->bo, XLA_FFI_DataType_F32, b->out, n);
+    x->nargs = 2;
+    x->args[0] = &b->bx.b;
+    x->args[1] = &b->by.b;
+    x->arg_types[0] = x->arg_types[1] = XLA_FFI_ArgType_BUFFER;
+    x->nrets = 1;
+    x->rets[0] = &b->bo.b;
+    x->ret_types[0] = XLA_FFI_RetType_BUFFER;
+}
+
+/* An add call over n elements: its buffers, the scalar n, the attributes. */
+static void add_call(struct call_spec *s, struct fx_exec *x, struct add_bufs *b, struct fx_attrs *a, int32_t n)
+{
+    add_bufs(b, x, n);
+    memcpy(s->scalars, &n, 4);
+    s->slen = 4;
+    spec_attrs(s, a);
+}
+
+static void add_check(const struct add_bufs *b)
+{
+    for (int32_t i = 0; i < b->n; i++)
+        ck_assert_msg(b->out[i] == b->x[i] + b->y[i], "out[%d] = %g, expected %g", i, b->out[i], b->x[i] + b->y[i]);
+}
+
+static void add_free(struct add_bufs *b)
+{
+    free(b->x);
+    free(b->y);
+    free(b->out);
+}
+
+/* ------------------------------------------------------------ cache dirs */
+
+static char tmp_root[] = "/tmp/trd_xla_XXXXXX";
+
+static const char *host_arch(void)
+{
+    trd_runtime_t *rt;
+    trd_device_t *d;
+    TU_OK(trd_runtime_shared(&rt));
+    TU_OK(trd_runtime_device_find(rt, "host:0", &d));
+    static trd_device_props_t p = {.struct_size = sizeof p};
+    TU_OK(trd_device_get_props(d, &p));
+    return p.arch;
+}
+
+static const char *choice_file(const char *dir, const char *key)
+{
+    return tu_path("%s/autotune/%s-%s.json", dir, key, host_arch());
+}
+
+static json_t *read_json(const char *path)
+{
+    json_error_t err;
+    json_t *j = json_load_file(path, 0, &err);
+    ck_assert_msg(j != NULL, "%s: %s", path, err.text);
+    return j;
+}
+
+static void setup(void)
+{
+    log_reset();
+    TU_OK(trd_log_set_callback(on_log, NULL));
+    TU_OK(trd_log_set_level(TRD_LOG_INFO));
+}
+
+static void teardown(void)
+{
+    trd_log_set_callback(NULL, NULL);
+    trd_log_set_level(TRD_LOG_OFF);
+}
+
+/* ----------------------------------------------------------------- tests */
+
+/* A call with one kernel (version 1) runs as it always did. */
+START_TEST(single_kernel_call)
+{
+    static struct call_spec s; /* large: bundles of several targets */
+    static const uint32_t programs[] = {3};
+    add_spec(&s, programs, 1, NULL, NULL);
+    struct fx_exec x = {.platform = PLATFORM_CPU};
+    struct add_bufs b;
+    struct fx_attrs a;
+    add_call(&s, &x, &b, &a, 3000);
+    ck_assert_int_eq(s.version, 1);
+    FX_OK(fx_instantiate(&x, &a));
+    FX_OK(fx_execute(&x, &a));
+    add_check(&b);
+    ck_assert_uint_eq(log_count("autotune"), 0);
+    fx_release(&x);
+    add_free(&b);
+}
+END_TEST
+
+/* The slow candidate first: the fast one wins on the call's buffers, the choice is kept on disk and in
+ * memory; another executable of the same call takes it from memory, without benchmarking. */
+START_TEST(fastest_candidate_chosen_and_kept)
+{
+    const char *dir = tu_path("%s/fastest", tmp_root);
+    static struct call_spec s; /* large: bundles of several targets */
+    static const uint32_t programs[] = {SLOW_PROGRAMS, 4};
+    add_spec(&s, programs, 2, "fastest", dir);
+    struct fx_exec x = {.platform = PLATFORM_CPU};
+    struct add_bufs b;
+    struct fx_attrs a;
+    add_call(&s, &x, &b, &a, 4000);
+    FX_OK(fx_instantiate(&x, &a));
+    FX_OK(fx_execute(&x, &a));
+    add_check(&b);
+    LOG_HAS("candidate 1 of 2 chosen by benchmark");
+    ck_assert_uint_eq(log_count("warn:"), 0);
+    /* the file, in a private directory */
+    const char *path = choice_file(dir, "fastest");
+    json_t *j = read_json(path);
+    ck_assert_int_eq(json_integer_value(json_object_get(j, "choice")), 1);
+    ck_assert_int_eq(json_integer_value(json_object_get(j, "candidates")), 2);
+    ck_assert_str_eq(json_string_value(json_object_get(j, "kernel")), "add_kernel");
+    ck_assert_str_eq(json_string_value(json_object_get(j, "device")), "host:0");
+    json_t *times = json_object_get(j, "times_ms");
+    ck_assert(json_is_array(times) && json_array_size(times) == 2);
+    ck_assert(json_real_value(json_array_get(times, 0)) > json_real_value(json_array_get(times, 1)));
+    json_decref(j);
+    struct stat st;
+    ck_assert_int_eq(stat(tu_path("%s/autotune", dir), &st), 0);
+    ck_assert_uint_eq(st.st_mode & 0777, 0700);
+    /* later executions: the fast path, no new benchmark */
+    memset(b.out, 0, (size_t)b.n * 4);
+    FX_OK(fx_execute(&x, &a));
+    add_check(&b);
+    ck_assert_uint_eq(log_count("chosen by benchmark"), 1);
+    /* another executable of the same call */
+    struct fx_exec x2 = x;
+    x2.ctx.state = NULL;
+    memset(b.out, 0, (size_t)b.n * 4);
+    FX_OK(fx_instantiate(&x2, &a));
+    FX_OK(fx_execute(&x2, &a));
+    add_check(&b);
+    ck_assert_uint_eq(log_count("chosen by benchmark"), 1);
+    LOG_HAS("candidate 1 of 2, from this process's memory");
+    /* a file another process wrote: copied into a new directory this process never used */
+    const char *dir2 = tu_path("%s/fastest2", tmp_root);
+    char *text;
+    size_t size;
+    ck_assert_int_eq(mkdir(dir2, 0700), 0);
+    ck_assert_int_eq(mkdir(tu_path("%s/autotune", dir2), 0700), 0);
+    FILE *fp = fopen(path, "rb");
+    ck_assert_ptr_nonnull(fp);
+    text = calloc(1, 1 << 16);
+    size = fread(text, 1, (1 << 16) - 1, fp);
+    fclose(fp);
+    fp = fopen(choice_file(dir2, "fastest"), "wb");
+    ck_assert_ptr_nonnull(fp);
+    ck_assert_uint_eq(fwrite(text, 1, size, fp), size);
+    fclose(fp);
+    free(text);
+    s.dir = dir2;
+    spec_attrs(&s, &a);
+    struct fx_exec x3 = x;
+    x3.ctx.state = NULL;
+    FX_OK(fx_instantiate(&x3, &a));
+    FX_OK(fx_execute(&x3, &a));
+    add_check(&b);
+    ck_assert_uint_eq(log_count("chosen by benchmark"), 1);
+    LOG_HAS(tu_path("candidate 1 of 2, from %s", choice_file(dir2, "fastest")));
+    fx_release(&x3);
+    fx_release(&x2);
+    fx_release(&x);
+    add_free(&b);
+}
+END_TEST
+
+/* x *= alpha in place (operand 0 aliased to result 0): after benchmarking both candidates, several launches
+ * each, x holds x0 * alpha exactly once. */
+START_TEST(aliased_operand_restored)
+{
+    enum { N = 5000 };
+    static struct call_spec s; /* large: bundles of several targets */
+    static const uint32_t programs[] = {SLOW_PROGRAMS, (N + 511) / 512};
+    static const int64_t kinds[] = {0, 2, 2}, index[] = {0, 0, 0};
+    spec_init(&s, 2, scale_bundle, programs, kinds, index, 3, "aliased", tu_path("%s/aliased", tmp_root));
+    int32_t n = N;
+    float alpha = 1.75f;
+    memcpy(s.scalars, &n, 4);
+    memcpy(s.scalars + 4, &alpha, 4);
+    s.slen = 8;
+    s.aliased[0] = 0;
+    s.naliased = 1;
+    float *x0 = malloc(N * 4), *xv = malloc(N * 4);
+    tu_fill_f32(x0, N, 7);
+    memcpy(xv, x0, N * 4);
+    struct fx_buf bx;
+    fx_buffer(&bx, XLA_FFI_DataType_F32, xv, N);
+    struct fx_exec x = {.platform = PLATFORM_CPU, .nargs = 1, .nrets = 1};
+    x.args[0] = x.rets[0] = &bx.b; /* XLA passes the one buffer as both */
+    struct fx_attrs a;
+    spec_attrs(&s, &a);
+    FX_OK(fx_instantiate(&x, &a));
+    FX_OK(fx_execute(&x, &a));
+    LOG_HAS("candidate 1 of 2 chosen by benchmark");
+    for (int i = 0; i < N; i++)
+        ck_assert_msg(xv[i] == x0[i] * alpha, "x[%d] = %g, expected %g", i, xv[i], x0[i] * alpha);
+    fx_release(&x);
+    free(x0);
+    free(xv);
+}
+END_TEST
+
+/* Results each candidate zeroes are zeroed before every launch, the benchmark's and the real one. */
+START_TEST(zeroed_results_per_candidate)
+{
+    enum { N = 3000 };
+    static struct call_spec s; /* large: bundles of several targets */
+    static const uint32_t programs[] = {(N + 127) / 128, SLOW_PROGRAMS};
+    static const int64_t kinds[] = {0, 2, 1, 1}, index[] = {0, 0, 0, 1};
+    spec_init(&s, 2, accumulate_bundle, programs, kinds, index, 4, "zeroed", NULL);
+    for (int i = 0; i < 2; i++) {
+        s.zero[s.nzero++] = 0;
+        s.zero[s.nzero++] = 1;
+        s.zoff[i + 1] = (int64_t)s.nzero;
+    }
+    int32_t n = N;
+    memcpy(s.scalars, &n, 4);
+    s.slen = 4;
+    int32_t *xs = malloc(N * 4);
+    tu_fill_i32(xs, N, 5);
+    int64_t total = -12345, want = 0;
+    int32_t count = -6789;
+    for (int i = 0; i < N; i++)
+        want += xs[i];
+    struct fx_buf bx, bt, bc;
+    fx_buffer(&bx, XLA_FFI_DataType_S32, xs, N);
+    fx_buffer(&bt, XLA_FFI_DataType_S64, &total, 1);
+    fx_buffer(&bc, XLA_FFI_DataType_S32, &count, 1);
+    struct fx_exec x = {.platform = PLATFORM_CPU, .nargs = 1, .nrets = 2};
+    x.args[0] = &bx.b;
+    x.rets[0] = &bt.b;
+    x.rets[1] = &bc.b;
+    struct fx_attrs a;
+    spec_attrs(&s, &a);
+    FX_OK(fx_instantiate(&x, &a));
+    FX_OK(fx_execute(&x, &a));
+    LOG_HAS("candidate 0 of 2 chosen by benchmark");
+    ck_assert_int_eq(total, want);
+    ck_assert_int_eq(count, N);
+    fx_release(&x);
+    free(xs);
+}
+END_TEST
+
+/* A file that is not a choice is ignored with a warning, and replaced by the benchmark's. */
+START_TEST(corrupt_choice_file_replaced)
+{
+    const char *dir = tu_path("%s/corrupt", tmp_root);
+    ck_assert_int_eq(mkdir(dir, 0700), 0);
+    ck_assert_int_eq(mkdir(tu_path("%s/autotune", dir), 0700), 0);
+    const char *path = choice_file(dir, "corrupt");
+    FILE *fp = fopen(path, "w");
+    ck_assert_ptr_nonnull(fp);
+    fputs("{\"choice\": 1, \"candidates\": ", fp);
+    fclose(fp);
+    static struct call_spec s; /* large: bundles of several targets */
+    static const uint32_t programs[] = {SLOW_PROGRAMS, 4};
+    add_spec(&s, programs, 2, "corrupt", dir);
+    struct fx_exec x = {.platform = PLATFORM_CPU};
+    struct add_bufs b;
+    struct fx_attrs a;
+    add_call(&s, &x, &b, &a, 4000);
+    FX_OK(fx_instantiate(&x, &a));
+    FX_OK(fx_execute(&x, &a));
+    add_check(&b);
+    LOG_HAS(tu_path("warn: autotune: kernel 'add_kernel': ignoring %s", path));
+    LOG_HAS("candidate 1 of 2 chosen by benchmark");
+    json_t *j = read_json(path);
+    ck_assert_int_eq(json_integer_value(json_object_get(j, "choice")), 1);
+    json_decref(j);
+    fx_release(&x);
+    add_free(&b);
+}
+END_TEST
+
+/* A directory that cannot be made: a warning, and the choice stays in memory for this process. */
+START_TEST(unwritable_cache_dir)
+{
+    const char *file = tu_path("%s/a_file", tmp_root);
+    FILE *fp = fopen(file, "w");
+    ck_assert_ptr_nonnull(fp);
+    fclose(fp);
+    const char *dir = tu_path("%s/sub", file); /* below a regular file */
+    static struct call_spec s; /* large: bundles of several targets */
+    static const uint32_t programs[] = {SLOW_PROGRAMS, 4};
+    add_spec(&s, programs, 2, "unwritable", dir);
+    struct fx_exec x = {.platform = PLATFORM_CPU};
+    struct add_bufs b;
+    struct fx_attrs a;
+    add_call(&s, &x, &b, &a, 4000);
+    FX_OK(fx_instantiate(&x, &a));
+    FX_OK(fx_execute(&x, &a));
+    add_check(&b);
+    LOG_HAS("warn: autotune: kernel 'add_kernel': cannot keep the choice");
+    LOG_HAS("in this process's memory only");
+    struct fx_exec x2 = x;
+    x2.ctx.state = NULL;
+    memset(b.out, 0, (size_t)b.n * 4);
+    FX_OK(fx_instantiate(&x2, &a));
+    FX_OK(fx_execute(&x2, &a));
+    add_check(&b);
+    ck_assert_uint_eq(log_count("chosen by benchmark"), 1);
+    LOG_HAS("candidate 1 of 2, from this process's memory");
+    fx_release(&x2);
+    fx_release(&x);
+    add_free(&b);
+}
+END_TEST
+
+/* A candidate that cannot run here (only a CUDA image) loses; when none can run, the call fails. */
+START_TEST(candidate_that_cannot_run)
+{
+    static struct call_spec s; /* large: bundles of several targets */
+    static const uint32_t programs[] = {4, 4};
+    add_spec(&s, programs, 2, "cannot_run", NULL);
+    memset(&s.k, 0, sizeof s.k);
+    cands_add(&s.k, cuda_add_bundle());
+    cands_add(&s.k, add_bundle());
+    struct fx_exec x = {.platform = PLATFORM_CPU};
+    struct add_bufs b;
+    struct fx_attrs a;
+    add_call(&s, &x, &b, &a, 4000);
+    FX_OK(fx_instantiate(&x, &a));
+    FX_OK(fx_execute(&x, &a));
+    add_check(&b);
+    LOG_HAS("candidate 0 cannot run");
+    LOG_HAS("candidate 1 of 2 chosen by benchmark on the call's buffers (ms a launch: failed, ");
+    fx_release(&x);
+
+    memset(&s.k, 0, sizeof s.k);
+    cands_add(&s.k, cuda_add_bundle());
+    cands_add(&s.k, cuda_add_bundle());
+    s.key = "none_can_run";
+    spec_attrs(&s, &a);
+    FX_OK(fx_instantiate(&x, &a));
+    FX_FAILS(fx_execute(&x, &a), "none of its 2 candidates can run on host:0 (candidate 0: ");
+    fx_release(&x);
+    add_free(&b);
+}
+END_TEST
+
+/* Attributes that do not describe candidates are refused at INSTANTIATE, naming what is wrong. */
+START_TEST(bad_attributes)
+{
+    static struct call_spec s; /* large: bundles of several targets */
+    static const uint32_t programs[] = {4, 4};
+    add_spec(&s, programs, 2, "bad", NULL);
+    struct fx_exec x = {.platform = PLATFORM_CPU};
+    struct add_bufs b;
+    struct fx_attrs a;
+    add_call(&s, &x, &b, &a, 4000);
+    fx_drop(&a, "kernel_offsets");
+    FX_FAILS(fx_instantiate(&x, &a), "attribute 'kernel_offsets' is missing");
+    s.k.off[2] -= 1;
+    spec_attrs(&s, &a);
+    FX_FAILS(fx_instantiate(&x, &a), "attribute 'kernel_offsets' must start at 0 and end at the size");
+    s.k.off[2] += 1;
+    s.zoff[1] = 1;
+    spec_attrs(&s, &a);
+    FX_FAILS(fx_instantiate(&x, &a), "attribute 'zero_offsets'");
+    s.zoff[1] = 0;
+    spec_attrs(&s, &a);
+    a.arrays[1].size = 5; /* grid: 5 values for 2 candidates */
+    FX_FAILS(fx_instantiate(&x, &a), "2 candidates need kernel_offsets and zero_offsets of 3 values (got 3 and 3), "
+                                     "grid needs 6 values (got 5)");
+    s.options = "[{}]";
+    spec_attrs(&s, &a);
+    FX_FAILS(fx_instantiate(&x, &a), "attribute 'options' must be a JSON object, or an array of 2 objects");
+    s.options = "[{}, {\"host\": {\"grain\": 7}}]"; /* per candidate */
+    spec_attrs(&s, &a);
+    FX_OK(fx_instantiate(&x, &a));
+    fx_release(&x);
+    s.options = NULL;
+    s.key = "../escape";
+    spec_attrs(&s, &a);
+    FX_FAILS(fx_instantiate(&x, &a), "attribute 'autotune_key' names a file");
+    s.key = "bad";
+    s.aliased[0] = s.aliased[1] = 0;
+    s.naliased = 2;
+    spec_attrs(&s, &a);
+    FX_FAILS(fx_instantiate(&x, &a), "attribute 'aliased' names operand 0 twice");
+    s.aliased[0] = 7;
+    s.naliased = 1;
+    spec_attrs(&s, &a);
+    FX_OK(fx_instantiate(&x, &a));
+    FX_FAILS(fx_execute(&x, &a), "kernel 'add_kernel': aliased operand 7 does not exist (the call has 2)");
+    fx_release(&x);
+    s.naliased = 0;
+    /* a candidate with other launch parameters */
+    s.k.len = (size_t)s.k.off[1];
+    s.k.n = 1;
+    cands_add(&s.k, scale_bundle());
+    spec_attrs(&s, &a);
+    FX_FAILS(fx_instantiate(&x, &a), "autotune candidate 1 (kernel 'scale_inplace_kernel', "
+                                     "x:*fp32,n:i32,alpha:fp32) does not take the parameters of candidate 0");
+    s.force_version = 3;
+    spec_attrs(&s, &a);
+    FX_FAILS(fx_instantiate(&x, &a), "attribute version 3; this libtrident reads versions 1 and 2");
+    ck_assert_ptr_null(x.ctx.state);
+    add_free(&b);
+}
+END_TEST
+
+/* The host driver times launches that run without a stream (the CPU platform's): events complete at once. */
+START_TEST(host_events_without_a_stream)
+{
+    trd_runtime_t *rt;
+    trd_device_t *d;
+    TU_OK(trd_runtime_shared(&rt));
+    TU_OK(trd_runtime_device_find(rt, "host:0", &d));
+    void *h, *e0, *e1;
+    TU_OK(trd_device_handle(d, &h));
+    const trd_driver_ops_t *ops = d->drv->ops;
+    ck_assert_ptr_null(TRD_OPS_OPTIONAL(ops, stream_capturing)); /* host streams are never captured */
+    TU_OK(ops->event_create(h, &e0));
+    TU_OK(ops->event_create(h, &e1));
+    TU_OK(ops->event_record(e0, NULL));
+    usleep(20000);
+    TU_OK(ops->event_record(e1, NULL));
+    TU_OK(ops->event_sync(e1));
+    double ms = 0;
+    TU_OK(ops->event_elapsed(e0, e1, &ms));
+    ck_assert_msg(ms >= 19.0 && ms < 5000.0, "elapsed %g ms", ms);
+    ops->event_destroy(e1);
+    ops->event_destroy(e0);
+}
+END_TEST
+
+/* A stream being captured into a graph with no choice yet: candidate 0 runs, a warning once, nothing kept;
+ * the first execution outside a capture benchmarks. (The test driver named "cuda" answers stream_capturing;
+ * its launches only record their grid.) */
+START_TEST(captured_stream_gets_candidate_zero)
+{
+    trd_runtime_t *rt;
+    TU_OK(trd_runtime_shared(&rt)); /* loads the drivers */
+    void *td = dlopen(tu_test_driver("td_cuda"), RTLD_NOW | RTLD_NOLOAD);
+    int *capturing = td ? dlsym(td, "td_capturing") : NULL;
+    struct td_record *rec = td ? dlsym(td, "td_record") : NULL;
+    ck_assert_msg(capturing && rec, "the test driver td_cuda is not loaded");
+    const char *dir = tu_path("%s/captured", tmp_root);
+    static struct call_spec s; /* large: bundles of several targets */
+    static const uint32_t programs[] = {7, 4};
+    add_spec(&s, programs, 2, "captured", dir);
+    int stream_token;
+    struct fx_exec x = {.platform = PLATFORM_CUDA, .ctx = {.stream = &stream_token}};
+    struct add_bufs b;
+    struct fx_attrs a;
+    add_call(&s, &x, &b, &a, 4000);
+    FX_OK(fx_instantiate(&x, &a));
+    *capturing = 1;
+    unsigned launches = rec->launches;
+    for (int i = 0; i < 2; i++) {
+        FX_OK(fx_execute(&x, &a));
+        ck_assert_uint_eq(rec->launches, launches + 1 + (unsigned)i);
+        ck_assert_uint_eq(rec->grid[0], 7); /* candidate 0 */
+        ck_assert_ptr_eq(rec->native, &stream_token);
+    }
+    ck_assert_uint_eq(log_count("is being captured into a graph"), 1);
+    ck_assert_uint_eq(log_count("chosen by benchmark"), 0);
+    ck_assert_int_ne(access(tu_path("%s/autotune", dir), F_OK), 0);
+    *capturing = 0;
+    FX_OK(fx_execute(&x, &a));
+    LOG_HAS("autotune: kernel 'add_kernel' on cuda:0: candidate ");
+    LOG_HAS("chosen by benchmark");
+    ck_assert_int_eq(access(tu_path("%s/autotune/captured-sm90.json", dir), F_OK), 0);
+    /* chosen: a capture now records the choice */
+    *capturing = 1;
+    launches = rec->launches;
+    FX_OK(fx_execute(&x, &a));
+    ck_assert_uint_eq(rec->launches, launches + 1);
+    ck_assert_uint_eq(log_count("is being captured into a graph"), 1);
+    *capturing = 0;
+    fx_release(&x);
+    add_free(&b);
+    dlclose(td);
+}
+END_TEST
+
+static Suite *suite(void)
+{
+    Suite *s = suite_create("xla");
+    TCase *t = tcase_create("xla");
+    tcase_add_checked_fixture(t, setup, teardown);
+    tcase_set_timeout(t, 300);
+    tcase_add_test(t, single_kernel_call);
+    tcase_add_test(t, fastest_candidate_chosen_and_kept);
+    tcase_add_test(t, aliased_operand_restored);
+    tcase_add_test(t, zeroed_results_per_candidate);
+    tcase_add_test(t, corrupt_choice_file_replaced);
+    tcase_add_test(t, unwritable_cache_dir);
+    tcase_add_test(t, candidate_that_cannot_run);
+    tcase_add_test(t, bad_attributes);
+    tcase_add_test(t, host_events_without_a_stream);
+    tcase_add_test(t, captured_stream_gets_candidate_zero);
+    suite_add_tcase(s, t);
+    return s;
+}
+
+int main(void)
+{
+    /* the runtime the handlers share reads this when it starts: the test driver named "cuda" */
+    setenv("TRIDENT_DRIVER_PATH", tu_test_driver("td_cuda"), 1);
+    if (!mkdtemp(tmp_root)) {
+        perror("test_xla: mkdtemp");
+        return 1;
+    }
+    int rc = tu_run(suite());
+    char cmd[256];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp_root);
+    if (system(cmd) != 0)
+        fprintf(stderr, "test_xla: could not remove %s\n", tmp_root);
+    return rc;
+}
