@@ -7,7 +7,7 @@ fixture), through trident.jax.triton_call (compiled from source), through
 jax-triton (jaxlib's triton_kernel_call_ffi) when it is importable, and XLA's
 own add (kept unfused with optimization_barrier); per-call time = chain time /
 256. With XLA's command buffers (CUDA graphs) on and off: XLA_FLAGS is read at
-start-up, so each setting runs in fresh processes (3 each). Inside a process
+start-up, so each setting runs in fresh processes (3 each; BENCH_XLA_PROCESSES). Inside a process
 every path is compiled once and the paths' runs are interleaved (50 rounds,
 the order rotated each round), so that clock and placement drift between
 processes falls on every path alike; a path's figure is the median of its
@@ -27,7 +27,7 @@ from pathlib import Path
 
 CHAIN = 256
 RUNS = 50
-PROCESSES = 3
+PROCESSES = int(os.environ.get("BENCH_XLA_PROCESSES", "3"))   # per setting
 N = 1024
 PATHS = ("trident", "trident.jax", "jax-triton", "xla")
 HERE = Path(__file__).resolve().parent
