@@ -372,6 +372,19 @@ def test_autotune_hooks(fresh_cache):
     assert calls == [("_Recorder", 128)] * 4
 
 
+def test_autotune_user_post_hook_is_not_called_and_says_so(fresh_cache):
+    """Triton calls an autotuner's post_hook after each benchmark launch; trident benchmarks in C, where no Python
+    runs: a warning says the hook is skipped, and the result is still right."""
+    called = []
+    kernel = triton.autotune([triton.Config({"BLOCK": 512}, num_warps=1), triton.Config({"BLOCK": 512}, num_warps=2)],
+                             key=["n"], post_hook=lambda nargs, exception: called.append(1))(scale_inplace_kernel)
+    x = rand(1500, seed=7)
+    with pytest.warns(RuntimeWarning, match="kernel 'scale_inplace_kernel': the autotuner's post_hook is not called"):
+        out = jt.triton_call(x, x.size, 3.0, kernel=kernel, grid=(3,), input_output_aliases={0: 0}, out_shape=x)
+    np.testing.assert_allclose(out, np.asarray(x) * 3.0, rtol=1e-6)
+    assert called == []
+
+
 def test_autotune_pre_hooks_that_fill_inputs_differently_are_refused():
     def hook(v):
         return lambda nargs: nargs["x_ptr"].fill_(v)

@@ -484,6 +484,11 @@ def _call(args: tuple, kernel: Any, grid: Any, opts: dict[str, Any], kwargs: dic
     # candidates also the autotuner's (reset_to_zero, or the user's), whose zeroing of outputs the benchmark
     # needs (what it does to inputs is undone: the handler restores them after each candidate)
     tuner = _at.autotuner_of(kernel) if len(candidates) > 1 else None
+    if tuner is not None and getattr(tuner, "user_defined_post_hook", False):
+        # the benchmark runs in C at the first execution, where no Python runs; aliased inputs are restored there
+        warnings.warn(f"trident.jax: kernel '{kname}': the autotuner's post_hook is not called (trident benchmarks "
+                      f"the configs in its C runtime; aliased inputs are restored after each config)",
+                      RuntimeWarning, stacklevel=3)
     zeros, replaced = [], None
     for c in candidates:
         cfg = c.variant.config
