@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,10 +183,13 @@ trd_status_t trd_file_read(const char *path, size_t max, char **data, size_t *si
 
 trd_status_t trd_file_write_atomic(const char *path, const void *data, size_t size, int mode)
 {
-    char *tmp = trd_asprintf("%s.tmp.%ld", path, (long)getpid());
+    /* a temporary of this write's own (process and sequence number): writers of one path, in this process or
+     * another, never share one; the last rename wins whole */
+    static atomic_ulong seq;
+    char *tmp = trd_asprintf("%s.tmp.%ld.%lu", path, (long)getpid(), atomic_fetch_add(&seq, 1));
     if (!tmp)
         return trd_error_set(TRD_ERR_NO_MEMORY, "out of memory");
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
     if (fd < 0) {
         trd_status_t st = trd_error_set(TRD_ERR_IO, "cannot create '%s': %s", tmp, strerror(errno));
         free(tmp);

@@ -39,7 +39,7 @@ char *trd_asprintf(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* Reads a whole regular file (at most max bytes) into a malloc'ed buffer with
  * a NUL after the data. Errors name the path. */
 trd_status_t trd_file_read(const char *path, size_t max, char **data, size_t *size);
-/* Writes a file atomically: a temporary beside it, then rename. */
+/* Writes a file atomically: a temporary of its own beside it, then rename; safe for concurrent writers. */
 trd_status_t trd_file_write_atomic(const char *path, const void *data, size_t size, int mode);
 /* mkdir -p with the given mode for created directories. */
 trd_status_t trd_mkdirs(const char *path, int mode);

@@ -625,6 +625,59 @@ START_TEST(optional_driver_ops)
 }
 END_TEST
 
+/* Writers of one path at the same time, threads of one process (two devices' autotuned calls keeping their
+ * choices): each write succeeds, the file ends as one writer's whole content, no temporary is left. */
+#define WRITERS 8
+#define WRITE_BYTES (256u << 10)
+
+struct writer {
+    const char *path;
+    unsigned char *data;
+    trd_status_t st;
+};
+
+static void *write_file(void *p)
+{
+    struct writer *w = p;
+    for (int i = 0; i < 20 && w->st == TRD_OK; i++)
+        w->st = trd_file_write_atomic(w->path, w->data, WRITE_BYTES, 0600);
+    return NULL;
+}
+
+START_TEST(file_write_atomic_concurrent)
+{
+    char dir[] = "/tmp/trd_write_XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    char *path = trd_asprintf("%s/choice.json", dir);
+    struct writer w[WRITERS];
+    pthread_t th[WRITERS];
+    for (int i = 0; i < WRITERS; i++) {
+        w[i] = (struct writer){.path = path, .data = malloc(WRITE_BYTES)};
+        ck_assert_ptr_nonnull(w[i].data);
+        memset(w[i].data, 'a' + i, WRITE_BYTES);
+        ck_assert_int_eq(pthread_create(&th[i], NULL, write_file, &w[i]), 0);
+    }
+    for (int i = 0; i < WRITERS; i++) {
+        ck_assert_int_eq(pthread_join(th[i], NULL), 0);
+        ck_assert_msg(w[i].st == TRD_OK, "writer %d: %s", i, trd_error_message());
+    }
+    char *data;
+    size_t len;
+    TU_OK(trd_file_read(path, 1 << 20, &data, &len));
+    ck_assert_uint_eq(len, WRITE_BYTES);
+    int whose = data[0] - 'a';
+    ck_assert_int_ge(whose, 0);
+    ck_assert_int_lt(whose, WRITERS);
+    ck_assert_int_eq(memcmp(data, w[whose].data, WRITE_BYTES), 0);
+    free(data);
+    for (int i = 0; i < WRITERS; i++)
+        free(w[i].data);
+    ck_assert_int_eq(remove(path), 0);
+    ck_assert_int_eq(rmdir(dir), 0); /* fails if a temporary was left */
+    free(path);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("core");
@@ -633,6 +686,7 @@ static Suite *suite(void)
     tcase_add_test(t, errors_are_thread_local);
     tcase_add_test(t, struct_sizes);
     tcase_add_test(t, optional_driver_ops);
+    tcase_add_test(t, file_write_atomic_concurrent);
     tcase_add_test(t, signature_text);
     tcase_add_test(t, signature_ttir);
     tcase_add_test(t, metadata_good);

@@ -231,8 +231,6 @@ static int file_load(const struct xla_call *c, const char *path, uint32_t *choic
     return ok;
 }
 
-static pthread_mutex_t store_lock = PTHREAD_MUTEX_INITIALIZER; /* one writer of a temporary file at a time */
-
 static void file_store(const struct xla_call *c, const struct xla_slot *s, const char *name, const char *path,
                        uint32_t choice, const double *times)
 {
@@ -257,10 +255,8 @@ static void file_store(const struct xla_call *c, const struct xla_slot *s, const
     json_decref(root);
     char *dir = trd_asprintf("%s/autotune", c->tune->dir);
     trd_status_t st = text && dir ? TRD_OK : trd_error_set(TRD_ERR_NO_MEMORY, "out of memory");
-    pthread_mutex_lock(&store_lock);
     if (st == TRD_OK && (st = trd_mkdirs(dir, 0700)) == TRD_OK)
         st = trd_file_write_atomic(path, text, strlen(text), 0600);
-    pthread_mutex_unlock(&store_lock);
     if (st != TRD_OK)
         trd_log(TRD_LOG_WARN, "autotune: kernel '%s': cannot keep the choice for %s in %s (%s); it is kept in "
                               "this process's memory only",

@@ -839,12 +839,11 @@ trd_status_t xla_run_launch(XLA_FFI_CallFrame *f, const struct xla_call *c, stru
 {
     const struct xla_cand *cand = r->cand;
     /* zero what must be zeroed, on the same stream (a memset node in a graph) */
+    void *ws = stream && cand->nzero ? xla_slot_stream(s, stream) : NULL;
+    if (stream && cand->nzero && !ws)
+        return trd_error_set(TRD_ERR_INTERNAL, "kernel '%s': cannot use XLA's stream on %s", c->name, s->dev->uri);
     for (uint32_t z = 0; z < cand->nzero; z++) {
         const XLA_FFI_Buffer *b = f->rets.rets[cand->zero[z]];
-        void *ws = stream ? xla_slot_stream(s, stream) : NULL;
-        if (stream && !ws)
-            return trd_error_set(TRD_ERR_INTERNAL, "kernel '%s': cannot use XLA's stream on %s", c->name,
-                                 s->dev->uri);
         trd_status_t st = s->ops->mem_set(s->devh, b->data, 0, xla_buffer_bytes(b), ws);
         if (st != TRD_OK)
             return trd_error_wrap(st, "kernel '%s': zeroing result %lld", c->name, (long long)cand->zero[z]);

@@ -130,7 +130,9 @@ static trd_status_t zdrv_build_flags(const trd_driver_module_desc_t *desc, char 
 }
 
 /* The text of a build or link log (NULL-safe, malloc'ed, never NULL on success). */
-static char *zdrv_log_text(const struct zdrv_api *api, ze_module_build_log_handle_t log)
+/* A build or link log's text, trailing blanks trimmed (an empty string when there is none; NULL only when out
+ * of memory); the log is destroyed. */
+static char *zdrv_log_take(const struct zdrv_api *api, ze_module_build_log_handle_t log)
 {
     size_t n = 0;
     char *text = NULL;
@@ -139,6 +141,11 @@ static char *zdrv_log_text(const struct zdrv_api *api, ze_module_build_log_handl
         text[0] = '\0';
     if (!text && (text = malloc(1)))
         text[0] = '\0';
+    if (log)
+        api->zeModuleBuildLogDestroy(log);
+    size_t len = text ? strlen(text) : 0;
+    while (len && (text[len - 1] == '\n' || text[len - 1] == ' '))
+        text[--len] = '\0';
     return text;
 }
 
@@ -168,12 +175,8 @@ static trd_status_t zdrv_create_module(struct zdrv_device *dev, ze_module_format
         *out = mod;
         return TRD_OK;
     }
-    char *text = zdrv_log_text(api, log);
-    if (log)
-        api->zeModuleBuildLogDestroy(log);
+    char *text = zdrv_log_take(api, log);
     size_t tl = text ? strlen(text) : 0;
-    while (tl && (text[tl - 1] == '\n' || text[tl - 1] == ' '))
-        text[--tl] = '\0';
     trd_status_t st = trd_driver_error(zdrv_status(r) == TRD_OK ? TRD_ERR_DEVICE : zdrv_status(r),
                                        "zeModuleCreate failed: %s (0x%08x) building %s as %s with flags \"%s\", "
                                        "build log: %.3000s%s",
@@ -326,9 +329,7 @@ static trd_status_t zdrv_link_libs(struct zdrv_module *m)
             api->zeModuleBuildLogDestroy(log);
         return TRD_OK;
     }
-    char *text = zdrv_log_text(api, log);
-    if (log)
-        api->zeModuleBuildLogDestroy(log);
+    char *text = zdrv_log_take(api, log);
     trd_status_t st = trd_driver_error(zdrv_status(r) == TRD_OK ? TRD_ERR_DEVICE : zdrv_status(r),
                                        "zeModuleDynamicLink failed: %s (0x%08x) linking the kernel with %u "
                                        "extern_libs module%s, link log: %.3000s",

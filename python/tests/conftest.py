@@ -31,6 +31,19 @@ def build_dir() -> Path:
 
 BUILD = build_dir()
 
+
+def _load_fixture_kernels():
+    """tests/fixtures/kernels.py: the Triton kernels whose compiled output is committed, so that the suite runs the
+    same source it was compiled from."""
+    import importlib.util
+    spec = importlib.util.spec_from_file_location("trident_fixture_kernels", SRC / "tests" / "fixtures" / "kernels.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+fixture_kernels = _load_fixture_kernels()
+
 # name -> (host kernel .so, signature, CUDA Triton fixture variant): one kernel, two targets
 KERNELS = {
     "add_kernel": ("add_kernel", "x:*fp32,y:*fp32,out:*fp32,n:i32", "add_fp32"),

@@ -17,48 +17,12 @@ import triton.language as tl
 
 import trident.jax as jt
 
-from conftest import SRC, host_kernel_path
+from conftest import SRC, fixture_kernels, host_kernel_path
 
-
-@triton.jit
-def add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK: tl.constexpr):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    mask = offs < n_elements
-    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)
-
-
-@triton.jit
-def sum_diff_kernel(x_ptr, y_ptr, n, s_ptr, d_ptr, BLOCK: tl.constexpr):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    m = offs < n
-    x = tl.load(x_ptr + offs, mask=m)
-    y = tl.load(y_ptr + offs, mask=m)
-    tl.store(s_ptr + offs, x + y, mask=m)
-    tl.store(d_ptr + offs, x - y, mask=m)
-
-
-@triton.jit
-def accumulate_kernel(x_ptr, n, out_ptr, count_ptr, BLOCK: tl.constexpr):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    m = offs < n
-    tl.atomic_add(out_ptr, tl.sum(tl.load(x_ptr + offs, mask=m, other=0).to(tl.int64), axis=0))
-    tl.atomic_add(count_ptr, tl.sum(m.to(tl.int32), axis=0))
-
-
-@triton.jit
-def scale_inplace_kernel(x_ptr, n, alpha, BLOCK: tl.constexpr):
-    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    m = offs < n
-    tl.store(x_ptr + offs, tl.load(x_ptr + offs, mask=m) * alpha, mask=m)
-
-
-@triton.jit
-def transpose_kernel(in_ptr, out_ptr, M, N, alpha, TILE: tl.constexpr):
-    c = tl.program_id(0) * TILE + tl.arange(0, TILE)
-    r = tl.program_id(1) * TILE + tl.arange(0, TILE)
-    mask = (r[:, None] < M) & (c[None, :] < N)
-    tile = tl.load(in_ptr + r[:, None] * N + c[None, :], mask=mask)
-    tl.store(out_ptr + c[None, :] * M + r[:, None], alpha * tile, mask=mask)
+# the committed fixtures' kernels (tests/fixtures/kernels.py), each with a host twin
+add_kernel, sum_diff_kernel, accumulate_kernel, scale_inplace_kernel, transpose_kernel = (
+    fixture_kernels.add_kernel, fixture_kernels.sum_diff_kernel, fixture_kernels.accumulate_kernel,
+    fixture_kernels.scale_inplace_kernel, fixture_kernels.transpose_kernel)
 
 
 @triton.jit
