@@ -3,30 +3,61 @@
 # GPU tests skip with a visible line without a GPU), the ABI check against the
 # committed baseline, the fuzz targets for a bounded time, and the unit tests
 # again under valgrind and under AddressSanitizer + UBSan (the Python suite too).
+# When a stage fails, the last lines printed name it and say what failed.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")" && pwd)
+
+STAGE="set-up"
+FAILURE=""
+stage() {
+    STAGE="$1"
+    FAILURE=""
+    echo "== $STAGE"
+}
+# `make check` failed: print each failed test's log, and remember which tests failed for the summary.
+check_failed() {
+    local dir="$1" logs
+    logs=$(sed -n 's/^\(FAIL\|ERROR\|XPASS\): \(.*\)$/\2/p' "$dir/test-suite.log" 2>/dev/null | sort -u)
+    for t in $logs; do
+        echo "---- $t.log"
+        tail -60 "$dir/$t.log" 2>/dev/null || true
+    done
+    FAILURE="failed tests: $(echo "$logs" | tr '\n' ' ')"
+    return 1
+}
+on_exit() {
+    local rc=$?
+    if [ "$rc" -ne 0 ]; then
+        echo
+        echo "run-tests: FAILED in stage '$STAGE' (exit $rc)${FAILURE:+: $FAILURE}"
+    fi
+}
+trap on_exit EXIT
+
 "$ROOT/scripts/setup.sh"
 cd "$ROOT/build"
-echo "== make check"
-make -j"$(nproc)" check || { cat test-suite.log; exit 1; }
-echo "== make check-abi"
+stage "make check"
+make -j"$(nproc)" check || check_failed .
+stage "make check-abi"
 make check-abi
-echo "== fuzz targets (bounded)"
+stage "fuzz targets (bounded)"
 "$ROOT/scripts/fuzz.sh" "${FUZZ_SECONDS:-20}"
-echo "== make check-valgrind"
+stage "make check-valgrind"
 make check-valgrind
-echo "== AddressSanitizer + UBSan"
+stage "AddressSanitizer + UBSan: unit tests"
 mkdir -p "$ROOT/build-asan"
 cd "$ROOT/build-asan"
 [ -f Makefile ] || ../configure --enable-sanitizers PYTHON="$ROOT/.venv/bin/python3" >/dev/null
 make -j"$(nproc)" >/dev/null
-make -j"$(nproc)" check TESTS="\$(UNIT_TESTS)" || { cat test-suite.log; exit 1; }
+# the sanitizer runtime's options for the unit tests live in tests/Makefile.include (the sanitized test environment)
+make -j"$(nproc)" check TESTS="\$(UNIT_TESTS)" || check_failed .
 # The Python suite drives the XLA handlers: run it over the sanitized libtrident, with the sanitizer runtimes
 # preloaded into CPython (whose own allocations at exit are not leaks of ours: valgrind and the C tests cover
 # trident's).
-echo "== Python suite over the sanitized libtrident"
+stage "AddressSanitizer + UBSan: Python suite over the sanitized libtrident"
 CC_USED=$(sed -n 's/^CC = //p' Makefile)
 LD_PRELOAD="$($CC_USED -print-file-name=libasan.so) $($CC_USED -print-file-name=libubsan.so)" \
-    ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    ASAN_OPTIONS=detect_leaks=0:intercept_tls_get_addr=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     TRD_BUILDDIR="$ROOT/build-asan" TRD_SRCDIR="$ROOT" PYTHON="$ROOT/.venv/bin/python3" "$ROOT/tests/python.sh"
+STAGE="done"
 echo "run-tests: all passed"

@@ -2,12 +2,14 @@
  * records for each what happened and why. A failing module never stops the
  * others. */
 #include <dirent.h>
+#include <errno.h>
 #include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 
+#include "core/file.h"
 #include "core/internal.h"
 
 #ifndef TRD_DRIVER_DIR
@@ -228,6 +230,16 @@ static void load_module(trd_runtime_t *rt, const char *path)
     }
     if (path[0] != '/') {
         set_reason(d, TRD_DRIVER_SKIPPED, "not an absolute path: only absolute paths are loaded");
+        return;
+    }
+    /* dlopen would block forever on a FIFO and read a device without end: only regular files are modules */
+    struct stat sb;
+    if (stat(path, &sb) != 0) {
+        set_reason(d, TRD_DRIVER_FAILED, "cannot stat: %s", strerror(errno));
+        return;
+    }
+    if (!S_ISREG(sb.st_mode)) {
+        set_reason(d, TRD_DRIVER_SKIPPED, "%s, not a regular file", trd_file_kind(sb.st_mode));
         return;
     }
     void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);

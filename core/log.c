@@ -36,6 +36,18 @@ int32_t trd_log_parse_level(const char *text)
     return -1;
 }
 
+/* Hands one formatted message to the callback or stderr. Never calls back into the level logic: env_init runs
+ * inside pthread_once and must not re-enter it. */
+static void emit(int32_t level, const char *msg)
+{
+    pthread_mutex_lock(&sink_lock);
+    if (sink_fn)
+        sink_fn(sink_user, level, msg);
+    else
+        fprintf(stderr, "trident: %s: %s\n", level_names[level], msg);
+    pthread_mutex_unlock(&sink_lock);
+}
+
 static void env_init(void)
 {
     const char *v = trd_getenv("TRIDENT_LOG");
@@ -44,7 +56,12 @@ static void env_init(void)
     int32_t l = trd_log_parse_level(v);
     if (l < 0) {
         atomic_store(&log_level, TRD_LOG_WARN);
-        trd_log(TRD_LOG_WARN, "TRIDENT_LOG='%s' is not a level (error, warn, info, debug, off): using warn", v);
+        char shown[96], msg[256];
+        trd_quote(v, strlen(v), shown, sizeof shown);
+        snprintf(msg, sizeof msg,
+                 "TRIDENT_LOG='%s' is not a log level (expected off, error, warn, info, debug or 0-4): using warn",
+                 shown);
+        emit(TRD_LOG_WARN, msg);
         return;
     }
     atomic_store(&log_level, l);
@@ -88,12 +105,7 @@ void trd_vlog(int32_t level, const char *fmt, va_list ap)
         return;
     char msg[2048];
     vsnprintf(msg, sizeof msg, fmt, ap);
-    pthread_mutex_lock(&sink_lock);
-    if (sink_fn)
-        sink_fn(sink_user, level, msg);
-    else
-        fprintf(stderr, "trident: %s: %s\n", level_names[level], msg);
-    pthread_mutex_unlock(&sink_lock);
+    emit(level, msg);
 }
 
 void trd_log(int32_t level, const char *fmt, ...)

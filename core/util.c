@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/file.h"
 #include "core/internal.h"
 
 void trd_str_init(struct trd_str *s)
@@ -135,50 +136,9 @@ char *trd_asprintf(const char *fmt, ...)
 
 trd_status_t trd_file_read(const char *path, size_t max, char **data, size_t *size)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return trd_error_set(errno == ENOENT ? TRD_ERR_NOT_FOUND : TRD_ERR_IO,
-                             "cannot open '%s': %s", path, strerror(errno));
-    struct stat st;
-    if (fstat(fd, &st) != 0) {
-        int e = errno;
-        close(fd);
-        return trd_error_set(TRD_ERR_IO, "cannot stat '%s': %s", path, strerror(e));
-    }
-    if (!S_ISREG(st.st_mode)) {
-        close(fd);
-        return trd_error_set(TRD_ERR_IO, "'%s' is not a regular file", path);
-    }
-    if ((uint64_t)st.st_size > max) {
-        close(fd);
-        return trd_error_set(TRD_ERR_LIMIT, "'%s' is %lld bytes, more than the %zu accepted", path,
-                             (long long)st.st_size, max);
-    }
-    size_t n = (size_t)st.st_size;
-    char *buf = malloc(n + 1);
-    if (!buf) {
-        close(fd);
-        return trd_error_set(TRD_ERR_NO_MEMORY, "out of memory reading '%s' (%zu bytes)", path, n);
-    }
-    size_t got = 0;
-    while (got < n) {
-        ssize_t r = read(fd, buf + got, n - got);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0) {
-            int e = r < 0 ? errno : EIO;
-            free(buf);
-            close(fd);
-            return trd_error_set(TRD_ERR_IO, "cannot read '%s': %s", path,
-                                 r < 0 ? strerror(e) : "file shrank while reading");
-        }
-        got += (size_t)r;
-    }
-    close(fd);
-    buf[n] = '\0';
-    *data = buf;
-    *size = n;
-    return TRD_OK;
+    char msg[1024];
+    trd_status_t st = trd_file_load(path, max, data, size, msg, sizeof msg);
+    return st == TRD_OK ? TRD_OK : trd_error_set(st, "%s", msg);
 }
 
 trd_status_t trd_file_write_atomic(const char *path, const void *data, size_t size, int mode)

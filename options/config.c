@@ -17,6 +17,13 @@
 #define TRD_SYSCONFDIR "/usr/local/etc"
 #endif
 
+/* The longest section name inih keeps whole: libinih is built with INI_MAX_SECTION 50 (name and NUL), and cuts longer
+ * names without saying so. */
+#define TRD_INI_SECTION_MAX 50
+
+/* A trident.ini is a few kilobytes; anything near this is not one (or is /dev/zero behind a link). */
+#define TRD_CONFIG_FILE_MAX ((size_t)1 << 20)
+
 extern char **environ;
 
 struct item {
@@ -234,6 +241,9 @@ static int parse_section(const char *name, struct section *sec, char *why, size_
         if (n >= 2 && s[0] == '"' && s[n - 1] == '"') {
             s++;
             n -= 2;
+        } else if (n && (s[0] == '"' || s[n - 1] == '"')) {
+            snprintf(why, cap, "[%.64s]: unbalanced quote (expected [device \"<selector>\"])", name);
+            return 0;
         }
         if (n == 0 || n >= sizeof sec->selector) {
             snprintf(why, cap, "[%.64s]: expected [device \"<selector>\"] with a URI, PCI id, UUID or key=value match",
@@ -386,11 +396,12 @@ static void accept_key(trd_config_t *c, const struct section *sec, const char *k
 struct parse_ctx {
     trd_config_t *c;
     const char *file;
-    FILE *fp;          /* file input */
-    const char *text;  /* string input */
+    const char *text;  /* the whole input (a file is read first) */
     size_t pos, len;
     uint32_t line;
     char cur_section[300];
+    char long_section[512]; /* the name of the last section header too long for inih */
+    unsigned long_id;       /* its stand-in is "\x02<long_id>" */
     struct section sec;
     int sec_ok;
 };
@@ -400,27 +411,15 @@ struct parse_ctx {
 static char *reader(char *buf, int num, void *stream)
 {
     struct parse_ctx *p = stream;
-    char *line = NULL;
-    size_t n = 0;
-    if (p->fp) {
-        size_t cap = 0;
-        ssize_t got = getline(&line, &cap, p->fp);
-        if (got < 0) {
-            free(line);
-            return NULL;
-        }
-        n = (size_t)got;
-    } else {
-        if (p->pos >= p->len)
-            return NULL;
-        const char *s = p->text + p->pos;
-        const char *nl = memchr(s, '\n', p->len - p->pos);
-        n = nl ? (size_t)(nl - s) + 1 : p->len - p->pos;
-        line = trd_strndup(s, n);
-        p->pos += n;
-        if (!line)
-            return NULL;
-    }
+    if (p->pos >= p->len)
+        return NULL;
+    const char *start = p->text + p->pos;
+    const char *nl = memchr(start, '\n', p->len - p->pos);
+    size_t n = nl ? (size_t)(nl - start) + 1 : p->len - p->pos;
+    char *line = trd_strndup(start, n);
+    p->pos += n;
+    if (!line)
+        return NULL;
     p->line++;
     size_t body = n;
     while (body > 0 && (line[body - 1] == '\n' || line[body - 1] == '\r'))
@@ -436,9 +435,22 @@ static char *reader(char *buf, int num, void *stream)
         size_t s = 0;
         while (s < body && (line[s] == ' ' || line[s] == '\t'))
             s++;
-        if (s < body && line[s] == '[' && !memchr(line + s, ']', body - s))
+        const char *close = s < body && line[s] == '[' ? memchr(line + s, ']', body - s) : NULL;
+        if (s < body && line[s] == '[' && !close)
             problem = "unterminated section header (expected [name])";
-        else if (s < body && line[s] != '[' && line[s] != ';' && line[s] != '#' &&
+        else if (close && (size_t)(close - (line + s)) >= TRD_INI_SECTION_MAX) {
+            /* inih (built with its default INI_MAX_SECTION) would cut a longer name silently, and a device
+             * selector would then match other devices than the one written: inih gets a short stand-in, and the
+             * handler the whole name */
+            size_t len = (size_t)(close - (line + s)) - 1;
+            snprintf(p->long_section, sizeof p->long_section, "%.*s", (int)len, line + s + 1);
+            snprintf(why, sizeof why, "[\x02%u]", ++p->long_id);
+            memcpy(line + s, why, strlen(why));
+            memmove(line + s + strlen(why), close + 1, (size_t)(line + n - close - 1));
+            size_t cut = (size_t)(close + 1 - (line + s)) - strlen(why);
+            n -= cut;
+            body -= cut;
+        } else if (s < body && line[s] != '[' && line[s] != ';' && line[s] != '#' &&
                  !memchr(line + s, '=', body - s) && !memchr(line + s, ':', body - s))
             problem = "expected 'key = value', '[section]' or a comment";
         if (!problem) {
@@ -466,7 +478,7 @@ static int handler(void *user, const char *section, const char *name, const char
     if (strcmp(section, p->cur_section) != 0 || !p->sec_ok) {
         snprintf(p->cur_section, sizeof p->cur_section, "%s", section);
         char why[300];
-        p->sec_ok = parse_section(section, &p->sec, why, sizeof why);
+        p->sec_ok = parse_section(section[0] == '\x02' ? p->long_section : section, &p->sec, why, sizeof why);
         if (!p->sec_ok) {
             report(p->c, TRD_LOG_ERROR, p->file, p->line, "%s", why);
             p->sec_ok = -1; /* reported once per section */
@@ -508,14 +520,17 @@ TRD_API trd_status_t trd_config_load_file(trd_config_t *c, const char *path)
 {
     if (!c || !path)
         return trd_error_set(TRD_ERR_INVALID_ARGUMENT, "trd_config_load_file: NULL argument");
-    FILE *fp = fopen(path, "r");
-    if (!fp)
-        return trd_error_set(errno == ENOENT ? TRD_ERR_NOT_FOUND : TRD_ERR_IO, "cannot open configuration '%s': %s",
-                             path, strerror(errno));
-    struct parse_ctx p = {.c = c, .file = path, .fp = fp};
+    /* the whole file first: a FIFO, a device or a directory is refused before a byte is read, a read error is
+     * an error (not the end of the file), and the size is bounded */
+    char *text;
+    size_t len;
+    trd_status_t st = trd_file_read(path, TRD_CONFIG_FILE_MAX, &text, &len);
+    if (st != TRD_OK)
+        return trd_error_wrap(st, "cannot read configuration");
+    struct parse_ctx p = {.c = c, .file = path, .text = text, .len = len};
     p.cur_section[0] = '\x01'; /* no section seen yet */
-    trd_status_t st = parse(c, &p);
-    fclose(fp);
+    st = parse(c, &p);
+    free(text);
     return st;
 }
 
@@ -580,6 +595,9 @@ static int env_one(trd_config_t *c, const char *name, const char *value)
     char why[300];
     for (uint32_t i = 0; i < trd_table_runtime.count; i++)
         if (strcmp(trd_table_runtime.rows[i].env, name) == 0) {
+            /* a bad TRIDENT_LOG must never stop a program: log.c warns once about it and logs at warn */
+            if (strcmp(name, "TRIDENT_LOG") == 0 && trd_log_parse_level(value) < 0 && !strict(c))
+                return 1;
             parse_section("runtime", &sec, why, sizeof why);
             accept_key(c, &sec, trd_table_runtime.rows[i].name, value, origin, TRD_ORIGIN_ENV, NULL, 0);
             return 1;
@@ -693,9 +711,12 @@ TRD_API trd_status_t trd_config_load_defaults(trd_config_t *c)
     free(user);
     const char *named = trd_getenv("TRIDENT_CONFIG");
     if (named && *named) {
+        /* a file the user named explicitly: any failure to read it is an error, never silently skipped */
         trd_status_t r = trd_config_load_file(c, named);
         if (r == TRD_ERR_NOT_FOUND)
             report(c, TRD_LOG_ERROR, named, 0, "TRIDENT_CONFIG names a file that does not exist");
+        else if (r != TRD_OK && r != TRD_ERR_FORMAT)
+            report(c, TRD_LOG_ERROR, NULL, 0, "TRIDENT_CONFIG: %s", trd_error_message());
     }
     trd_config_load_env(c);
     if (c->errors > before)

@@ -2,6 +2,12 @@
 # fuzz.sh [SECONDS]: builds the libFuzzer targets (clang, ASan+UBSan) in
 # build-fuzz/ and runs each for SECONDS (default 20), seeded with the test
 # fixtures; fails on the first crash, leak or hang found.
+#
+# A long campaign (hours, every core, the corpus kept between runs) for one target:
+#   scripts/fuzz.sh 0   # builds build-fuzz/ and seeds build-fuzz/corpus/ without running
+#   cd build-fuzz && ./fuzz/fuzz_ini_file -jobs=$(nproc) -workers=$(nproc) -max_total_time=14400 \
+#       -rss_limit_mb=2048 -timeout=10 corpus/fuzz_ini_file
+# Crashes land as crash-<sha1> files in the current directory; replay one with ./fuzz/<target> crash-<sha1>.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 SECS=${1:-20}
@@ -9,7 +15,7 @@ mkdir -p "$ROOT/build-fuzz"
 cd "$ROOT/build-fuzz"
 [ -f Makefile ] || CC=clang "$ROOT/configure" --enable-fuzzers --with-xla-ffi=no --enable-cuda=no --enable-hip=no \
     --enable-levelzero=no >/dev/null
-TARGETS="fuzz_bundle fuzz_metadata fuzz_signature fuzz_config fuzz_options fuzz_host_image"
+TARGETS="fuzz_bundle fuzz_metadata fuzz_signature fuzz_config fuzz_ini_file fuzz_options fuzz_host_image"
 make -j"$(nproc)" $(for t in $TARGETS; do echo fuzz/$t; done) tools/trident examples/host/add_kernel.la >/dev/null
 # seeds: real inputs of each parser
 rm -rf corpus && mkdir -p corpus
@@ -23,8 +29,10 @@ seed fuzz_signature "$F"/triton/cuda/*/*.ttir
 echo -n "x:*fp32,y:*fp16,n:i32,B:constexpr" > corpus/fuzz_signature/text
 cp "$ROOT"/fuzz/seeds/config/* corpus/fuzz_config/
 ./tools/trident options > corpus/fuzz_config/all.ini
+cp corpus/fuzz_config/* corpus/fuzz_ini_file/
 cp "$ROOT"/fuzz/seeds/options/* corpus/fuzz_options/
 cp examples/host/.libs/add_kernel.so corpus/fuzz_host_image/
+[ "$SECS" = 0 ] && { echo "fuzz: built and seeded (build-fuzz/corpus)"; exit 0; }
 for t in $TARGETS; do
     echo "fuzz: $t for ${SECS}s"
     ./fuzz/$t -max_total_time="$SECS" -rss_limit_mb=2048 -timeout=10 -print_final_stats=1 corpus/$t \

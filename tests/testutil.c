@@ -2,6 +2,8 @@
 #include "tests/testutil.h"
 
 #include <stdarg.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 const char *tu_builddir(void)
 {
@@ -116,4 +118,32 @@ void tu_skip(const char *what, const char *why)
 {
     printf("SKIP: %s: %s\n", what, why);
     fflush(stdout);
+}
+
+int tu_cli(const char *env, char *out, size_t cap, const char *fmt, ...)
+{
+    char args[8192], cmd[9400];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(args, sizeof args, fmt, ap);
+    va_end(ap);
+    snprintf(cmd, sizeof cmd, "env %s timeout 60 %s/tools/trident %s 2>&1", env ? env : "", tu_builddir(), args);
+    FILE *p = popen(cmd, "r");
+    ck_assert_ptr_nonnull(p);
+    size_t n = fread(out, 1, cap - 1, p);
+    out[n] = '\0';
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+const char *tu_scratch_dir(const char *name)
+{
+    static char dirs[4][4096];
+    static unsigned next;
+    char *d = dirs[next++ % 4];
+    snprintf(d, sizeof dirs[0], "%s/tests/home/%s.%ld", tu_builddir(), name, (long)getpid());
+    char cmd[8300];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", d, d);
+    ck_assert_int_eq(system(cmd), 0);
+    return d;
 }

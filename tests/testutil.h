@@ -51,6 +51,13 @@ void tu_fill_i32(int32_t *a, size_t n, uint64_t seed); /* uniform in [-1000, 100
                       trd_error_message(), (needle));                                                \
     } while (0)
 
+/* Runs `env VAR=... trident ARGS` from the build tree (stderr joined to stdout) under a 60 s timeout, so that a
+ * hang fails the test (exit 124) instead of stalling the suite. env may be NULL or "A=1 B=2" (shell words).
+ * The output goes to out (cap bytes, NUL-terminated); returns the exit status, -1 when killed by a signal. */
+int tu_cli(const char *env, char *out, size_t cap, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* A fresh empty directory under the build tree's tests/home, for files a test makes (the last 4 stay valid). */
+const char *tu_scratch_dir(const char *name);
+
 /* Runs the suite; CK_FORK etc. as Check reads them. Returns the exit status. */
 int tu_run(Suite *s);
 /* Prints a visible skip line (GPU tests without a GPU). */

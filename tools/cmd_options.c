@@ -208,7 +208,7 @@ static int config_check(int argc, char **argv)
     trd_status_t st =
         trd_config_check_file(argv[optind], strict ? TRD_CONFIG_STRICT : 0, print_diag, &ctx, &errors);
     if (st != TRD_OK && st != TRD_ERR_FORMAT) {
-        fprintf(stderr, "%s: %s\n", argv[optind], trd_error_message());
+        fprintf(stderr, "trident config check: %s\n", trd_error_message());
         return CLI_FAIL;
     }
     if (errors) {

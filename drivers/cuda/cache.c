@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "core/file.h"
 #include "drivers/cuda/cuda_driver.h"
 
 #define MAGIC "TRDJIT01"
@@ -81,23 +82,26 @@ int cuda_cache_read(struct cuda_driver *drv, const char *dir, const char *key, v
     if (!dir || !cache_dir(drv, dir, d, sizeof d))
         return 0;
     snprintf(path, sizeof path, "%s/%s.cubin", d, key);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    /* a FIFO or device planted in the cache is refused without blocking, like any corrupted entry */
+    trd_status_t fst;
+    char msg[512];
+    size_t fsize = 0;
+    int fd = trd_file_open_regular(path, (size_t)1 << 31, &fsize, &fst, msg, sizeof msg);
+    if (fd < 0 && fst == TRD_ERR_NOT_FOUND)
         return 0;
-    struct stat st;
     unsigned char head[HEADER];
     void *buf = NULL;
     int ok = 0;
-    if (fstat(fd, &st) == 0 && st.st_size >= HEADER && st.st_size < (1LL << 31) &&
-        read(fd, head, HEADER) == HEADER && memcmp(head, MAGIC, 8) == 0) {
+    if (fd >= 0 && fsize >= HEADER && read(fd, head, HEADER) == HEADER && memcmp(head, MAGIC, 8) == 0) {
         uint64_t n, sum;
         memcpy(&n, head + 8, 8);
         memcpy(&sum, head + 16, 8);
-        if (n == (uint64_t)st.st_size - HEADER && (buf = malloc(n ? n : 1)) &&
-            read(fd, buf, n) == (ssize_t)n && fnv1a(buf, n) == sum)
+        if (n == (uint64_t)fsize - HEADER && (buf = malloc(n ? n : 1)) && read(fd, buf, n) == (ssize_t)n &&
+            fnv1a(buf, n) == sum)
             ok = 1;
     }
-    close(fd);
+    if (fd >= 0)
+        close(fd);
     if (!ok) {
         free(buf);
         trd_driver_log(TRD_LOG_INFO, "JIT cache entry %s is corrupted: rebuilding it", path);
@@ -105,7 +109,7 @@ int cuda_cache_read(struct cuda_driver *drv, const char *dir, const char *key, v
         return 0;
     }
     *data = buf;
-    *size = (size_t)st.st_size - HEADER;
+    *size = fsize - HEADER;
     return 1;
 }
 

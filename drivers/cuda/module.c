@@ -7,9 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/file.h"
 #include "drivers/cuda/cuda_driver.h"
 
 #define LOG_SIZE 8192
+/* an extern library (libdevice, a user's cubin archive): far below this */
+#define EXTERN_LIB_MAX ((size_t)1 << 30)
 
 /* The JIT options a load applies, gathered from the option table. */
 struct jit {
@@ -145,30 +148,6 @@ static uint64_t fnv1a(uint64_t h, const void *data, size_t n)
     return h;
 }
 
-static int read_file(const char *path, void **data, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return 0;
-    if (fseek(f, 0, SEEK_END) != 0) {
-        fclose(f);
-        return 0;
-    }
-    long n = ftell(f);
-    rewind(f);
-    void *buf = n > 0 && n < (1L << 30) ? malloc((size_t)n + 1) : NULL;
-    if (!buf || fread(buf, 1, (size_t)n, f) != (size_t)n) {
-        free(buf);
-        fclose(f);
-        return 0;
-    }
-    ((char *)buf)[n] = '\0';
-    fclose(f);
-    *data = buf;
-    *size = (size_t)n;
-    return 1;
-}
-
 /* The input kind of a library for the driver's linker; -1 for LLVM bitcode,
  * which Triton links at compile time. */
 static int link_input_type(const unsigned char *b, size_t n, int *ok)
@@ -207,12 +186,13 @@ static trd_status_t link_libs(const struct cuda_api *api, CUlinkState ls, const 
             continue;
         *eq = '\0';
         const char *name = item, *path = eq + 1;
-        void *data;
+        char *data, msg[1024];
         size_t size;
-        if (!read_file(path, &data, &size))
-            return trd_driver_error(TRD_ERR_IO, "%s: extern_libs '%s': cannot read '%s'", d->label, name, path);
+        trd_status_t rst = trd_file_load(path, EXTERN_LIB_MAX, &data, &size, msg, sizeof msg);
+        if (rst != TRD_OK)
+            return trd_driver_error(rst, "%s: extern_libs '%s': %s", d->label, name, msg);
         int ok;
-        int type = link_input_type(data, size, &ok);
+        int type = link_input_type((const unsigned char *)data, size, &ok);
         *key = fnv1a(*key, name, strlen(name));
         *key = fnv1a(*key, data, size);
         if (!ok) {

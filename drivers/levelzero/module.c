@@ -22,6 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/file.h"
 #include "drivers/levelzero/levelzero.h"
 
 static const char *const zdrv_grf_flags[] = {
@@ -206,36 +207,11 @@ static int zdrv_is_bitcode(const uint8_t *b, size_t n)
 
 static trd_status_t zdrv_read_file(const char *path, const char *what, uint8_t **data, size_t *size)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return trd_driver_error(TRD_ERR_IO, "%s: cannot open %s: %s", what, path, strerror(errno));
-    uint8_t *buf = NULL;
-    size_t len = 0, cap = 0;
-    for (;;) {
-        if (len == cap) {
-            size_t ncap = cap ? cap * 2 : 65536;
-            uint8_t *p = ncap <= ((size_t)256 << 20) ? realloc(buf, ncap) : NULL;
-            if (!p) {
-                free(buf);
-                fclose(f);
-                return trd_driver_error(TRD_ERR_LIMIT, "%s: %s is too large (or out of memory)", what, path);
-            }
-            buf = p;
-            cap = ncap;
-        }
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
-        if (got == 0)
-            break;
-    }
-    int err = ferror(f);
-    fclose(f);
-    if (err) {
-        free(buf);
-        return trd_driver_error(TRD_ERR_IO, "%s: cannot read %s", what, path);
-    }
-    *data = buf;
-    *size = len;
+    char *buf, msg[1024];
+    trd_status_t st = trd_file_load(path, (size_t)256 << 20, &buf, size, msg, sizeof msg);
+    if (st != TRD_OK)
+        return trd_driver_error(st, "%s: %s", what, msg);
+    *data = (uint8_t *)buf;
     return TRD_OK;
 }
 

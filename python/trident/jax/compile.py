@@ -447,10 +447,12 @@ def _extern_libs_digest(libs: Any) -> Any:
     out = []
     for name, path in sorted(dict(libs).items()):
         try:
-            with open(path, "rb") as f:
-                out.append((name, hashlib.sha256(f.read()).hexdigest()))
-        except OSError:
-            out.append((name, str(path)))
+            out.append((name, hashlib.sha256(_cache.read_regular(path, 1 << 30)).hexdigest()))
+        except FileNotFoundError:
+            out.append((name, str(path)))   # Triton reports the missing library
+        except OSError as e:
+            # a FIFO or device would hang or exhaust Triton's own read
+            raise ValueError(f"extern_libs '{name}': {e}") from None
     return tuple(out)
 
 

@@ -1,0 +1,24 @@
+/* file.h: reading files whose paths come from users (kernels, metadata, configuration, caches, libraries).
+ * Built into libtrident, every driver module and the CLI, so that all of them refuse the same inputs the same way:
+ * only regular files, never blocking on a FIFO or a device, never more than the caller's limit. */
+#ifndef TRD_CORE_FILE_H
+#define TRD_CORE_FILE_H
+
+#include <stddef.h>
+
+#include <trident/trident.h>
+
+/* Reads the whole regular file at path (at most max bytes) into a malloc'ed buffer with a NUL after the data.
+ * On failure returns TRD_ERR_NOT_FOUND, TRD_ERR_IO (not a regular file, a read error), TRD_ERR_LIMIT or
+ * TRD_ERR_NO_MEMORY, writes a message naming the path into msg (cap bytes), and leaves *data and *size alone. */
+trd_status_t trd_file_load(const char *path, size_t max, char **data, size_t *size, char *msg, size_t cap);
+
+/* Opens path for reading without blocking on a FIFO, and refuses anything but a regular file of at most max
+ * bytes. Returns the descriptor (blocking again, close-on-exec) and its size, or -1 with the status in *st and a
+ * message in msg. */
+int trd_file_open_regular(const char *path, size_t max, size_t *size, trd_status_t *st, char *msg, size_t cap);
+
+/* "a directory", "a FIFO", "a character device", ... for a st_mode that is not a regular file. */
+const char *trd_file_kind(unsigned int mode);
+
+#endif
