@@ -9,6 +9,7 @@ ROOT=$(cd "$(dirname "$0")" && pwd)
 cd "$ROOT/build"
 echo "== make check"
 make -j"$(nproc)" check || { cat test-suite.log; exit 1; }
+echo "== Triton releases other than .venv's"; "$ROOT/scripts/triton-releases.sh" "$ROOT/build"
 echo "== make check-abi"
 make check-abi
 echo "== fuzz targets (bounded)"
