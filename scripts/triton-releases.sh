@@ -14,27 +14,16 @@ ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=$(cd "${1:-$ROOT/build}" && pwd)
 SUITE=${TRITON_SUITE_RELEASES-3.6.0}
 CHECK=${TRITON_CHECK_RELEASES-3.7.0 3.8.0}
-# JAX 0.10.2 runs with each of them (as in scripts/setup.sh)
-DEPS=(jax==0.10.2 jaxlib==0.10.2 numpy pytest flatbuffers)
-
-venv_for() { # release -> prints the venv's python, installing it when missing or of another release
-    local v=$1 dir="$ROOT/.venv-triton-${1%.*}"
-    if ! "$dir/bin/python3" -c "import sys, triton, jax, pytest; sys.exit(triton.__version__ != '$v')" 2>/dev/null; then
-        echo "triton-releases: installing triton==$v into ${dir#"$ROOT"/}" >&2
-        python3 -m venv "$dir"
-        "$dir/bin/python3" -m pip install -q "triton==$v" "${DEPS[@]}" >&2
-    fi
-    echo "$dir/bin/python3"
-}
+source "$ROOT/scripts/triton-venv.sh"
 
 export TRD_BUILDDIR="$BUILD" TRD_SRCDIR="$ROOT"
 for v in $SUITE; do
-    py=$(venv_for "$v")
+    py=$(triton_venv "$v")
     echo "== Python suite under Triton $v"
     PYTHON="$py" "$ROOT/tests/python.sh"
 done
 for v in $CHECK; do
-    py=$(venv_for "$v")
+    py=$(triton_venv "$v")
     echo "== Triton $v: option tables, every option, fixture kernels and their parameters"
     PYTHON="$py" "$ROOT/tests/python.sh" tests/test_triton_release.py
 done
