@@ -96,18 +96,23 @@ START_TEST(devices_and_drivers)
 }
 END_TEST
 
+/* `trident options ARGS` succeeds and its output passes config check --strict. */
+static void options_are_valid_ini(const char *args)
+{
+    char path[64] = "/tmp/trd_opts_XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    ck_assert_int_eq(trident("options %s > %s", args, path), 0);
+    ck_assert_msg(trident("config check --strict %s", path) == 0, "options %s: %s", args, out);
+    ck_assert_ptr_nonnull(strstr(out, "valid"));
+    unlink(path);
+}
+
 START_TEST(options_output_is_config)
 {
     const char *backends[] = {"cuda", "hip", "xpu", "host", "runtime", ""};
-    for (size_t i = 0; i < TU_LEN(backends); i++) {
-        char path[64] = "/tmp/trd_opts_XXXXXX";
-        int fd = mkstemp(path);
-        close(fd);
-        ck_assert_int_eq(trident("options %s > %s", backends[i], path), 0);
-        ck_assert_int_eq(trident("config check --strict %s", path), 0);
-        ck_assert_ptr_nonnull(strstr(out, "valid"));
-        unlink(path);
-    }
+    for (size_t i = 0; i < TU_LEN(backends); i++)
+        options_are_valid_ini(backends[i]);
     ck_assert_int_eq(trident("options cuda --json"), 0);
     json_t *j = parse();
     ck_assert_uint_eq(json_array_size(j), 27); /* CUDAOptions of Triton 3.9 */
@@ -147,15 +152,10 @@ START_TEST(options_output_is_config)
         ck_assert_uint_eq(fields, rel[i].hip);
         json_decref(j);
     }
-    const char *releases[] = {"3.0", "3.5", "3.6", "3.7", "3.8", "3.9"};
-    for (size_t i = 0; i < TU_LEN(releases); i++) {
-        char path[64] = "/tmp/trd_opts_XXXXXX";
-        int fd = mkstemp(path);
-        close(fd);
-        ck_assert_int_eq(trident("options --triton %s > %s", releases[i], path), 0);
-        ck_assert_int_eq(trident("config check --strict %s", path), 0);
-        unlink(path);
-    }
+    const char *releases[] = {"--triton 3.0", "--triton 3.5", "--triton 3.6", "--triton 3.7", "--triton 3.8",
+                              "--triton 3.9", "hip --triton 3.5.1", "xpu --triton 3.6"};
+    for (size_t i = 0; i < TU_LEN(releases); i++)
+        options_are_valid_ini(releases[i]);
     ck_assert_int_eq(trident("options hip --triton 3.7"), 0);
     ck_assert_ptr_nonnull(strstr(out, "\nschedule_hint = none\n"));
     ck_assert_ptr_null(strstr(out, "llvm_fn_attrs"));

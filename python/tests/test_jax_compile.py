@@ -3,7 +3,6 @@ for sm90 and gfx942 with the installed Triton (no GPU needed), Triton's
 specialization, arguments of every kind, option routing and validation, the
 disk cache. kernel_call is replaced by a recorder."""
 from collections import namedtuple
-from types import SimpleNamespace
 
 import jax
 import jax.numpy as jnp
@@ -14,21 +13,8 @@ import triton.language as tl
 
 import trident.jax as jt
 from trident.jax import compile as jt_compile
-from trident.jax import triton as jt_triton
 
 SM90, GFX942 = "sm90", "gfx942"
-
-
-@pytest.fixture
-def record(monkeypatch):
-    calls = []
-
-    def fake(kernel, *args, grid, out_shape, **kw):
-        calls.append(SimpleNamespace(kernel=kernel, args=args, grid=grid, out_shape=out_shape, **kw))
-        return [jnp.zeros(s.shape, s.dtype) for s in out_shape]
-
-    monkeypatch.setattr(jt_triton, "kernel_call", fake)
-    return calls
 
 
 def targets_of(kernel):

@@ -19,7 +19,6 @@ import json
 import re
 import sys
 import warnings
-from types import SimpleNamespace
 
 import jax.numpy as jnp
 import pytest
@@ -32,7 +31,6 @@ import trident.jax as jt
 from trident._lib import check, lib
 from trident.jax import compile as jt_compile
 from trident.jax import routing
-from trident.jax import triton as jt_triton
 
 from conftest import SRC
 
@@ -134,18 +132,6 @@ def test_defaults_are_what_parse_options_gives(target, fp_fusion_unset):
 
 
 # ---------------------------------------------------------- every option
-
-@pytest.fixture
-def record(monkeypatch):
-    calls = []
-
-    def fake(kernel, *args, grid, out_shape, **kw):
-        calls.append(SimpleNamespace(kernel=kernel, args=args, grid=grid, out_shape=out_shape, **kw))
-        return [jnp.zeros(s.shape, s.dtype) for s in out_shape]
-
-    monkeypatch.setattr(jt_triton, "kernel_call", fake)
-    return calls
-
 
 @triton.jit
 def rel_add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK: tl.constexpr):
