@@ -38,6 +38,8 @@ trap on_exit EXIT
 cd "$ROOT/build"
 stage "make check"
 make -j"$(nproc)" check || check_failed .
+stage "Triton releases other than .venv's"
+"$ROOT/scripts/triton-releases.sh" "$ROOT/build"
 stage "make check-abi"
 make check-abi
 stage "fuzz targets (bounded)"

@@ -23,6 +23,7 @@ ABI_ASSERT(offsetof(trd_device_props_t, uuid) == 104);
 ABI_ASSERT(sizeof(trd_device_props_t) == 120);
 ABI_ASSERT(offsetof(trd_kernel_desc_t, options) == 72);
 ABI_ASSERT(offsetof(trd_option_info_t, env) == 88);
+ABI_ASSERT(sizeof(trd_option_releases_t) == 40);
 ABI_ASSERT(offsetof(trd_driver_info_t, reason) == 40);
 ABI_ASSERT(offsetof(trd_config_entry_t, origin) == 32);
 ABI_ASSERT(offsetof(trd_load_info_t, from_cache) == 28);

@@ -252,6 +252,8 @@ void trd_hex(const uint8_t *bytes, size_t n, char *out);  /* out: 2n+1 */
 trd_status_t trd_options_merge(trd_options_t *dst, const trd_options_t *src);
 trd_status_t trd_options_for_device_config(const trd_device_t *device, const trd_config_t *config,
                                            trd_options_t **out);
+/* Why kernels compiled with this instrumentation_mode cannot be launched by trident, or NULL. */
+const char *trd_instrumentation_unsupported(const char *mode);
 /* Config helpers the core uses. */
 const char *trd_config_value(const trd_config_t *config, const char *section, const char *key);
 /* Copies the [device "..."] driver choice for a device: NULL when none. */

@@ -229,6 +229,19 @@ trd_status_t trd_meta_parse(const char *text, size_t len, const char *what, stru
         (st = get_bool(root, "launch_pdl", what, &pdl)) != TRD_OK)
         goto done;
     m.flags = (coop ? TRD_MODULE_COOPERATIVE : 0) | (pdl ? TRD_MODULE_PDL : 0);
+    /* a release may give instrumented kernels parameters of its own launcher's: refuse them here, not with
+     * a launch that reads garbage */
+    json_t *im = json_object_get(root, "instrumentation_mode");
+    if (im && !json_is_null(im) && !json_is_string(im)) {
+        st = trd_error_set(TRD_ERR_FORMAT, "%s: key 'instrumentation_mode' is %s; expected a string", what,
+                           json_kind(im));
+        goto done;
+    }
+    const char *why = trd_instrumentation_unsupported(json_string_value(im));
+    if (why) {
+        st = trd_error_set(TRD_ERR_UNSUPPORTED, "%s: %s", what, why);
+        goto done;
+    }
     json_t *tv = json_object_get(root, "triton_version");
     if (json_is_string(tv))
         m.triton_version = trd_strdup(json_string_value(tv));

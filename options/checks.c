@@ -29,6 +29,23 @@ const char *trd_check_no_control(const struct trd_options *o, const struct trd_v
     return NULL;
 }
 
+const char *trd_instrumentation_unsupported(const char *mode)
+{
+    /* 3.8 tests for the substring, 3.9 for a name of the comma list: either way "gsan" enables it */
+    if (mode && strstr(mode, "gsan"))
+        return "instrumentation_mode gsan (Triton 3.8 and newer) gives the kernel launch parameters for GSan's "
+               "state that only Triton's own launcher passes; trident cannot launch it";
+    return NULL;
+}
+
+const char *trd_check_instrumentation(const struct trd_options *o, const struct trd_value *v, char *buf, size_t cap)
+{
+    const char *e = trd_check_no_control(o, v, buf, cap);
+    if (e || v->kind != TRD_V_STR)
+        return e;
+    return trd_instrumentation_unsupported(v->s);
+}
+
 /* extern_libs: each path must be absolute; the file is read when the module
  * is built (and hashed for cache keys), not at parse time. */
 const char *trd_check_extern_libs(const struct trd_options *o, const struct trd_value *v, char *buf, size_t cap)

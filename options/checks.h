@@ -7,6 +7,9 @@
 const char *trd_check_pow2(const struct trd_options *o, const struct trd_value *v, char *buf, size_t cap);
 const char *trd_check_no_control(const struct trd_options *o, const struct trd_value *v, char *buf, size_t cap);
 const char *trd_check_extern_libs(const struct trd_options *o, const struct trd_value *v, char *buf, size_t cap);
+/* instrumentation_mode: no control characters, and none of the modes whose kernels take launch
+ * parameters trident does not pass (GSan's state pointers, Triton 3.8 and newer). */
+const char *trd_check_instrumentation(const struct trd_options *o, const struct trd_value *v, char *buf, size_t cap);
 /* gfx major version of the options' arch (gfx942 -> 9). 0 when not gfx. */
 int trd_options_gfx(const struct trd_options *o, int *major);
 /* Sorts items in place and fills v with them. */

@@ -1,5 +1,7 @@
-/* cuda.c: Triton 3.6's CUDAOptions (triton/backends/nvidia/compiler.py), in
- * dataclass order, plus fields of other releases marked by since/until. */
+/* cuda.c: Triton 3.9's CUDAOptions (triton/backends/nvidia/compiler.py), in
+ * dataclass order, plus fields of earlier releases marked by since/until.
+ * python/tests/test_triton_release.py compares the rows with the installed
+ * Triton's dataclass (fields, order, types, defaults) under each tested release. */
 #include <stdio.h>
 #include <string.h>
 
@@ -53,6 +55,17 @@ static const char *check_num_ctas(const struct trd_options *o, const struct trd_
     return NULL;
 }
 
+static const char *check_clc(const struct trd_options *o, const struct trd_value *v, char *buf, size_t cap)
+{
+    int cc = trd_options_cuda_cc(o);
+    if (v->kind == TRD_V_BOOL && v->i && cc >= 0 && cc < 100) {
+        snprintf(buf, cap, "clc (cluster launch control) needs compute capability 10.0 or newer, the target is sm%d",
+                 cc);
+        return buf;
+    }
+    return NULL;
+}
+
 static const char *check_arch(const struct trd_options *o, const struct trd_value *v, char *buf, size_t cap)
 {
     (void)o;
@@ -97,7 +110,11 @@ static const struct trd_option_row rows[] = {
      .doc = "Path of a .ttir/.ttgir/.llir/.ptx file replacing that compilation stage."},
     {.name = "enable_fp_fusion", .type = TRD_OPT_BOOL, .stage = TRD_STAGE_LOAD, .type_name = "bool",
      .def = "true", .since = "3.0", .env = "TRITON_DEFAULT_FP_FUSION",
+     .derived = "when not passed, parse_options takes TRITON_DEFAULT_FP_FUSION (unset: true; Triton 3.9 warns "
+                "that 3.10 makes it false, and its dataclass default is already false)",
      .doc = "Fuse multiply and add into FMA; false adds ptxas --fmad=false (JIT: CU_JIT_FMA=0)."},
+    {.name = "sched4reg", .type = TRD_OPT_BOOL, .stage = TRD_STAGE_COMPILE, .type_name = "bool", .def = "false",
+     .since = "3.9", .doc = "LLVM instruction scheduling for register pressure when emitting PTX."},
     {.name = "enable_reflect_ftz", .type = TRD_OPT_BOOL, .stage = TRD_STAGE_COMPILE, .type_name = "bool",
      .def = "true", .since = "3.6", .doc = "libdevice __nvvm_reflect flush-to-zero for denormals."},
     {.name = "launch_cooperative_grid", .type = TRD_OPT_BOOL, .stage = TRD_STAGE_LAUNCH, .type_name = "bool",
@@ -105,6 +122,9 @@ static const struct trd_option_row rows[] = {
      .doc = "Launch with the cooperative attribute (grid-wide sync); every program must be co-resident."},
     {.name = "launch_pdl", .type = TRD_OPT_BOOL, .stage = TRD_STAGE_LAUNCH, .type_name = "bool", .def = "false",
      .since = "3.4", .doc = "Programmatic dependent launch: the stream-serialization attribute, sm90 and newer."},
+    {.name = "clc", .type = TRD_OPT_BOOL, .stage = TRD_STAGE_COMPILE, .type_name = "bool", .def = "false",
+     .check = check_clc, .since = "3.9",
+     .doc = "Cluster launch control (persistent programs fetch work), compute capability 10.0 and newer."},
     {.name = "supported_fp8_dtypes", .type = TRD_OPT_STRING_LIST, .stage = TRD_STAGE_COMPILE,
      .type_name = "Tuple[str]", .def = "fp8e5,fp8e4b15", .values = FP8_TYPES, .flags = TRD_OPTION_DERIVED,
      .derived = "sorted; adds fp8e4nv from compute capability 8.9", .derive = derive_fp8, .since = "3.2",
@@ -137,11 +157,18 @@ static const struct trd_option_row rows[] = {
      .check = check_arch, .since = "3.3", .env = "TRITON_OVERRIDE_ARCH",
      .doc = "Target architecture, sm<capability> (^sm(\\d+)$)."},
     {.name = "instrumentation_mode", .type = TRD_OPT_STRING, .stage = TRD_STAGE_COMPILE, .type_name = "str",
-     .def = "", .check = trd_check_no_control, .since = "3.5",
-     .doc = "Compiler instrumentation; \"consan\" (concurrency sanitizer) forces debug=True."},
+     .def = "", .check = trd_check_instrumentation, .since = "3.5",
+     .doc = "Compiler instrumentation, a comma list from 3.9: consan (forces debug=True), iisan, fpsan; gsan "
+            "(3.8+) adds launch parameters trident does not pass."},
+    {.name = "fpsan_homomorphic_casts", .type = TRD_OPT_BOOL, .stage = TRD_STAGE_COMPILE, .type_name = "bool",
+     .def = "false", .since = "3.9", .env = "TRITON_FPSAN_HOMOMORPHIC_CASTS",
+     .doc = "With instrumentation_mode fpsan: the floating-point sanitizer treats casts as homomorphic."},
+    {.name = "min_shared_mem", .type = TRD_OPT_OPT_INT, .stage = TRD_STAGE_COMPILE, .type_name = "Optional[int]",
+     .def = "none", .min = 0, .max = INT64_C(1) << 31, .since = "3.9",
+     .doc = "Shared memory (bytes) the kernel reserves at least, whatever it uses (none: what it needs)."},
+    /* Fields of earlier releases. */
     {.name = "cluster_dims", .type = TRD_OPT_INT_TRIPLE, .stage = TRD_STAGE_LAUNCH, .type_name = "tuple",
      .def = "1,1,1", .since = "3.0", .until = "3.5", .doc = "Cluster shape (removed in 3.6: num_ctas sets it)."},
-    /* Fields of earlier releases. */
     {.name = "allow_fp8e4nv", .type = TRD_OPT_BOOL, .stage = TRD_STAGE_COMPILE, .type_name = "bool", .def = "false",
      .since = "3.0", .until = "3.1", .doc = "Allow fp8e4nv (replaced by supported_fp8_dtypes in 3.2)."},
     {.name = "allow_fp8e4b15", .type = TRD_OPT_BOOL, .stage = TRD_STAGE_COMPILE, .type_name = "bool", .def = "false",
@@ -161,8 +188,11 @@ static const struct trd_option_row rows[] = {
 
 const struct trd_option_table trd_table_cuda = {
     .backend = "cuda",
-    .current = "3.6",
-    .source = "Triton 3.6 CUDAOptions (triton/backends/nvidia/compiler.py); since/until from the 3.0.0 .. 3.6.0 releases",
+    .product = "Triton",
+    .oldest = "3.0",
+    .current = "3.9",
+    .tested = "3.6 3.7 3.8 3.9",
+    .source = "Triton 3.9 CUDAOptions (triton/backends/nvidia/compiler.py); since/until from the 3.0.0 .. 3.9.0 releases",
     .rows = rows,
     .count = TRD_ARRAY_SIZE(rows),
 };

@@ -1,5 +1,7 @@
-/* hip.c: Triton 3.6's HIPOptions (triton/backends/amd/compiler.py), in
- * dataclass order, plus the derived warp_size the launcher uses. */
+/* hip.c: Triton 3.9's HIPOptions (triton/backends/amd/compiler.py), in
+ * dataclass order, plus the derived warp_size the launcher uses and fields of
+ * earlier releases marked by since/until (compared with the installed Triton
+ * by python/tests/test_triton_release.py). */
 #include <stdio.h>
 #include <string.h>
 
@@ -86,8 +88,8 @@ static const char *check_arch(const struct trd_options *o, const struct trd_valu
 static const char *check_schedule_hint(const struct trd_options *o, const struct trd_value *v, char *buf, size_t cap)
 {
     (void)o;
-    if (v->kind != TRD_V_STR)
-        return NULL;
+    if (v->kind != TRD_V_STR || !*v->s)
+        return NULL; /* '' (3.8's default): no hint */
     static const char *const hints[] = {"none", "attention", "memory-bound-attention", "local-prefetch"};
     const char *p = v->s;
     for (;;) {
@@ -99,6 +101,31 @@ static const char *check_schedule_hint(const struct trd_options *o, const struct
         if (!ok) {
             snprintf(buf, cap, "'%.*s' is not a hint: expected a comma list of none, attention, "
                                "memory-bound-attention, local-prefetch", (int)TRD_MIN(n, (size_t)40), p);
+            return buf;
+        }
+        if (!c)
+            return NULL;
+        p = c + 1;
+    }
+}
+
+static const char *check_llvm_fn_attrs(const struct trd_options *o, const struct trd_value *v, char *buf,
+                                       size_t cap)
+{
+    const char *e = trd_check_no_control(o, v, buf, cap);
+    if (e || v->kind != TRD_V_STR)
+        return e;
+    /* Triton splits at ',' and '=' and drops empty names: a value without a name is a typo */
+    for (const char *p = v->s;;) {
+        const char *c = strchr(p, ',');
+        size_t n = c ? (size_t)(c - p) : strlen(p);
+        while (n && *p == ' ') {
+            p++;
+            n--;
+        }
+        if (n && *p == '=') {
+            snprintf(buf, cap, "'%.*s' has a value but no attribute name (expected name or name=value, comma "
+                               "separated)", (int)TRD_MIN(n, (size_t)40), p);
             return buf;
         }
         if (!c)
@@ -146,7 +173,10 @@ static const struct trd_option_row rows[] = {
      .old_until = "3.5",
      .doc = "input_precision values tl.dot accepts."},
     {.name = "enable_fp_fusion", .type = TRD_OPT_BOOL, .stage = TRD_STAGE_COMPILE, .type_name = "bool",
-     .def = "true", .since = "3.0", .env = "TRITON_DEFAULT_FP_FUSION", .doc = "Fuse multiply and add into FMA."},
+     .def = "true", .since = "3.0", .env = "TRITON_DEFAULT_FP_FUSION",
+     .derived = "when not passed, parse_options takes TRITON_DEFAULT_FP_FUSION (unset: true; Triton 3.9 warns "
+                "that 3.10 makes it false, and its dataclass default is already false)",
+     .doc = "Fuse multiply and add into FMA."},
     {.name = "launch_cooperative_grid", .type = TRD_OPT_BOOL, .stage = TRD_STAGE_LAUNCH, .type_name = "bool",
      .def = "false", .since = "3.3",
      .doc = "Cooperative launch (hipModuleLaunchCooperativeKernel); needs the device's cooperativeLaunch."},
@@ -162,10 +192,21 @@ static const struct trd_option_row rows[] = {
     {.name = "backend_name", .type = TRD_OPT_ENUM, .stage = TRD_STAGE_COMPILE, .type_name = "str", .def = "hip",
      .values = "hip", .since = "3.0", .doc = "The backend's name."},
     {.name = "instrumentation_mode", .type = TRD_OPT_STRING, .stage = TRD_STAGE_COMPILE, .type_name = "str",
-     .def = "", .check = trd_check_no_control, .since = "3.5", .doc = "Compiler instrumentation mode."},
+     .def = "", .check = trd_check_instrumentation, .since = "3.5",
+     .doc = "Compiler instrumentation mode (a comma list from 3.9: consan, fpsan)."},
+    {.name = "fpsan_homomorphic_casts", .type = TRD_OPT_BOOL, .stage = TRD_STAGE_COMPILE, .type_name = "bool",
+     .def = "false", .since = "3.9", .env = "TRITON_FPSAN_HOMOMORPHIC_CASTS",
+     .doc = "With instrumentation_mode fpsan: the floating-point sanitizer treats casts as homomorphic."},
     {.name = "schedule_hint", .type = TRD_OPT_STRING, .stage = TRD_STAGE_COMPILE, .type_name = "str",
-     .def = "none", .check = check_schedule_hint, .since = "3.4",
-     .doc = "Instruction scheduling hints, a comma list (attention, memory-bound-attention)."},
+     .def = "", .old_def = "none", .old_until = "3.7", .check = check_schedule_hint, .since = "3.4",
+     .doc = "Instruction scheduling hints, a comma list (attention, memory-bound-attention); no effect from 3.8."},
+    {.name = "llvm_fn_attrs", .type = TRD_OPT_STRING, .stage = TRD_STAGE_COMPILE,
+     .type_name = "Union[str, Tuple[Tuple[str, str], ...]]", .def = "", .check = check_llvm_fn_attrs,
+     .since = "3.8",
+     .doc = "LLVM function attributes of the kernel, name or name=value, comma separated (experimental)."},
+    {.name = "wgp_cu_mode", .type = TRD_OPT_ENUM, .stage = TRD_STAGE_COMPILE, .type_name = "str", .def = "wgp",
+     .values = "wgp|cu", .since = "3.9",
+     .doc = "Work-group processor or compute-unit mode on gfx10, gfx11 and gfx120x (ignored elsewhere)."},
     {.name = "warp_size", .type = TRD_OPT_INT, .stage = TRD_STAGE_LAUNCH, .flags = TRD_OPTION_DERIVED | TRD_OPTION_NOT_FIELD,
      .type_name = "int", .def = "64", .min = 32, .max = 64, .derived = "32 for gfx10 and newer (RDNA), else 64",
      .derive = derive_warp_size,
@@ -195,8 +236,11 @@ static const struct trd_option_row rows[] = {
 
 const struct trd_option_table trd_table_hip = {
     .backend = "hip",
-    .current = "3.6",
-    .source = "Triton 3.6 HIPOptions (triton/backends/amd/compiler.py); since/until from the 3.0.0 .. 3.6.0 releases",
+    .product = "Triton",
+    .oldest = "3.0",
+    .current = "3.9",
+    .tested = "3.6 3.7 3.8 3.9",
+    .source = "Triton 3.9 HIPOptions (triton/backends/amd/compiler.py); since/until from the 3.0.0 .. 3.9.0 releases",
     .rows = rows,
     .count = TRD_ARRAY_SIZE(rows),
 };

@@ -10,7 +10,7 @@
 
 /* Backends without a table (a third-party driver's) get this empty one. */
 static const struct trd_option_table generic_table = {
-    .backend = "generic", .current = "1.0", .source = "none", .rows = NULL, .count = 0};
+    .backend = "generic", .current = "1.0", .tested = "", .source = "none", .rows = NULL, .count = 0};
 
 static const struct trd_option_table *const tables[] = {
     &trd_table_cuda, &trd_table_hip, &trd_table_xpu, &trd_table_host, &trd_table_runtime, &trd_table_driver,
@@ -75,6 +75,46 @@ int trd_release_parse(const char *text)
     return parts[0] * 10000 + parts[1] * 100 + parts[2];
 }
 
+int trd_release_of_version(const char *version)
+{
+    if (!version)
+        return -1;
+    /* "3.6.0+git..." and "3.9.0rc1" both name the release before the suffix */
+    char buf[16];
+    size_t n = 0;
+    while (version[n] && (version[n] == '.' || (version[n] >= '0' && version[n] <= '9')) && n < sizeof buf - 1) {
+        buf[n] = version[n];
+        n++;
+    }
+    buf[n] = '\0';
+    if (n && buf[n - 1] == '.')
+        return -1;
+    return trd_release_parse(buf);
+}
+
+int trd_table_knows(const struct trd_option_table *t, int release)
+{
+    if (release < 0 || !t->oldest)
+        return 0;
+    int minor = release / 100 * 100;
+    return minor >= trd_release_parse(t->oldest) / 100 * 100 && minor <= trd_release_parse(t->current) / 100 * 100;
+}
+
+trd_status_t trd_table_unknown_release(const struct trd_option_table *t, const char *text)
+{
+    char shown[40];
+    trd_quote(text ? text : "(null)", text ? strlen(text) : 6, shown, sizeof shown);
+    if (!t->product)
+        return trd_error_set(TRD_ERR_UNSUPPORTED, "the %s options are trident's own: they have no %s release",
+                             t->backend, shown);
+    int rel = trd_release_of_version(text);
+    return trd_error_set(TRD_ERR_UNSUPPORTED, "%s %s is %s: the %s table knows releases %s .. %s%s%s%s", t->product,
+                         shown, rel < 0 ? "not a release such as 3.9 or 3.7.1"
+                                : rel > trd_release_parse(t->current) ? "newer than trident's tables" : "not supported",
+                         t->backend, t->oldest, t->current, *t->tested ? " (CI tests it against " : "",
+                         t->tested, *t->tested ? ")" : "");
+}
+
 static int release_of(const struct trd_option_table *t, int release)
 {
     return release >= 0 ? release : trd_release_parse(t->current);
@@ -128,8 +168,8 @@ static const struct trd_option_row *current_row(const struct trd_option_table *t
     }
     if (!trd_row_in_release(t, r, -1)) {
         trd_error_set(TRD_ERR_NOT_FOUND, "option %s.%s is not in %s %s (it exists in releases %s .. %s)", t->backend,
-                      name, strcmp(t->backend, "xpu") == 0 ? "intel-xpu-backend-for-triton" : "Triton", t->current,
-                      r->since ? r->since : "?", r->until ? r->until : t->current);
+                      name, t->product ? t->product : "trident", t->current, r->since ? r->since : "?",
+                      r->until ? r->until : t->current);
         return NULL;
     }
     return r;
@@ -252,22 +292,54 @@ TRD_API trd_status_t trd_option_exists(const char *backend, const char *name, co
         return TRD_OK;
     }
     int rel = -1;
-    if (triton_version) {
-        /* "3.6.0+git..." and "3.6.0" both name release 3.6.0 */
-        char buf[16];
-        size_t n = 0;
-        while (triton_version[n] && (triton_version[n] == '.' || (triton_version[n] >= '0' && triton_version[n] <= '9')) &&
-               n < sizeof buf - 1) {
-            buf[n] = triton_version[n];
-            n++;
-        }
-        buf[n] = '\0';
-        rel = trd_release_parse(buf);
-        if (rel < 0)
-            return trd_error_set(TRD_ERR_INVALID_ARGUMENT, "'%s' is not a release such as 3.6.0", triton_version);
-    }
+    if (triton_version && (rel = trd_release_of_version(triton_version)) < 0)
+        return trd_error_set(TRD_ERR_INVALID_ARGUMENT, "'%s' is not a release such as 3.6.0", triton_version);
     const struct trd_option_row *r = trd_row_find(t, name);
     *present = r && trd_row_in_release(t, r, rel) && !(r->flags & TRD_OPTION_NOT_FIELD);
+    return TRD_OK;
+}
+
+TRD_API trd_status_t trd_option_default(const char *backend, const char *name, const char *triton_version,
+                                        const char **value)
+{
+    const struct trd_option_table *t = trd_table_find(backend);
+    if (!t)
+        return TRD_ERR_NOT_FOUND;
+    if (!name || !value)
+        return trd_error_set(TRD_ERR_INVALID_ARGUMENT, "trd_option_default: NULL argument");
+    int rel = -1;
+    if (triton_version && t->product && !trd_table_knows(t, rel = trd_release_of_version(triton_version)))
+        return trd_table_unknown_release(t, triton_version);
+    const struct trd_option_row *r = trd_row_find(t, name);
+    if (!r)
+        return trd_row_unknown(t, name);
+    if (!trd_row_in_release(t, r, rel))
+        return trd_error_set(TRD_ERR_NOT_FOUND, "option %s.%s is not in %s %s (it exists in releases %s .. %s)",
+                             t->backend, name, t->product ? t->product : "trident",
+                             triton_version ? triton_version : t->current, r->since ? r->since : "?",
+                             r->until ? r->until : t->current);
+    *value = trd_row_default(t, r, rel);
+    return TRD_OK;
+}
+
+TRD_API trd_status_t trd_option_releases(const char *backend, trd_option_releases_t *info)
+{
+    const struct trd_option_table *t = trd_table_find(backend);
+    if (!t)
+        return TRD_ERR_NOT_FOUND;
+    if (!info)
+        return trd_error_set(TRD_ERR_INVALID_ARGUMENT, "trd_option_releases: info is NULL");
+    trd_status_t st = trd_struct_check(info->struct_size, sizeof(trd_option_releases_t), "trd_option_releases_t");
+    if (st != TRD_OK)
+        return st;
+    trd_option_releases_t full = {
+        .struct_size = sizeof full,
+        .product = t->product,
+        .oldest = t->oldest,
+        .newest = t->current,
+        .tested = t->tested ? t->tested : "",
+    };
+    trd_struct_fill(info, &full, sizeof full);
     return TRD_OK;
 }
 

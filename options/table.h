@@ -62,7 +62,11 @@ struct trd_option_row {
 
 struct trd_option_table {
     const char *backend;
-    const char *current;    /* the release whose dataclass the table mirrors */
+    const char *product;    /* whose releases since/until count: "Triton", the Intel fork; NULL: trident's */
+    const char *oldest;     /* the oldest release the rows know */
+    const char *current;    /* the newest: the release whose dataclass the table mirrors, which
+                             * trident's options objects follow */
+    const char *tested;     /* the releases CI compares the rows with, installed ("3.6 3.7"), or "" */
     const char *source;     /* where the rows come from */
     const struct trd_option_row *rows;
     uint32_t count;
@@ -87,8 +91,15 @@ const struct trd_option_table *trd_table_find(const char *backend);
 const struct trd_option_row *trd_row_find(const struct trd_option_table *t, const char *name);
 /* NOT_FOUND naming the table and the nearest name. */
 trd_status_t trd_row_unknown(const struct trd_option_table *t, const char *name);
-/* "3.6" -> 306; -1 when malformed. */
+/* "3.6" -> 30600, "3.5.1" -> 30501; -1 when malformed. */
 int trd_release_parse(const char *text);
+/* Like trd_release_parse, for an installed package's version: "3.6.0+git1a2b" and "3.9.0rc1" name 3.6.0
+ * and 3.9.0. */
+int trd_release_of_version(const char *version);
+/* 1 when the table's rows know the release (oldest <= its major.minor <= current's). */
+int trd_table_knows(const struct trd_option_table *t, int release);
+/* UNSUPPORTED naming the release and the ones the table knows (and tested). */
+trd_status_t trd_table_unknown_release(const struct trd_option_table *t, const char *text);
 /* 1 when the row exists in the release (-1: the table's current one). */
 int trd_row_in_release(const struct trd_option_table *t, const struct trd_option_row *r, int release);
 /* The static default's text for a release. */

@@ -106,7 +106,10 @@ static const struct trd_option_row rows[] = {
 
 const struct trd_option_table trd_table_xpu = {
     .backend = "xpu",
+    .product = "intel-xpu-backend-for-triton",
+    .oldest = "3.5",
     .current = "3.7.2",
+    .tested = "",
     .source = "intel-xpu-backend-for-triton v3.7.2 XPUOptions (third_party/intel/backend/compiler.py)",
     .rows = rows,
     .count = TRD_ARRAY_SIZE(rows),

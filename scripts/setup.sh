@@ -32,12 +32,15 @@ if [ -z "${SETUP_NO_APT:-}" ]; then
 fi
 
 # Python: JAX (CPU) gives the XLA FFI header and runs the Python suite; Triton
-# compiles kernels for sm90/gfx942 without a GPU. Pinned to what the tables mirror.
-PY_PACKAGES=(jax==0.10.2 jaxlib==0.10.2 triton==3.6.0 numpy pytest flatbuffers)
+# compiles kernels for sm90/gfx942 without a GPU. The newest release trident
+# supports (3.6 .. 3.9, each tested: scripts/triton-releases.sh runs the others).
+TRITON_RELEASE=3.9.0
+PY_PACKAGES=(jax==0.10.2 jaxlib==0.10.2 "triton==$TRITON_RELEASE" numpy pytest flatbuffers)
 if [ ! -x .venv/bin/python3 ]; then
     python3 -m venv .venv
 fi
-if ! .venv/bin/python3 -c "import jax, triton, pytest, flatbuffers" 2>/dev/null; then
+if ! .venv/bin/python3 -c "import jax, triton, pytest, flatbuffers, sys; sys.exit(triton.__version__ != '$TRITON_RELEASE')" \
+        2>/dev/null; then
     echo "setup: installing ${PY_PACKAGES[*]} into .venv"
     .venv/bin/python3 -m pip install -q --upgrade pip >/dev/null
     .venv/bin/python3 -m pip install -q "${PY_PACKAGES[@]}"

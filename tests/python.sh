@@ -1,6 +1,7 @@
 #!/bin/sh
 # tests/python.sh: the Python suite (python/tests) against this build's
 # libtrident. Skips (exit 77) with a visible line where JAX is not installed.
+# Arguments, if any, replace the suite (e.g. tests/test_triton_release.py).
 PY=${PYTHON:-python3}
 [ "$PY" = none ] && PY=python3
 if ! "$PY" -c "import jax, numpy, pytest" 2>/dev/null; then
@@ -15,4 +16,5 @@ fi
 export TRIDENT_LIBRARY
 export PYTHONPATH="$TRD_SRCDIR/python${PYTHONPATH:+:$PYTHONPATH}"
 export JAX_PLATFORMS=${JAX_PLATFORMS:-cpu}
-cd "$TRD_SRCDIR/python" && exec "$PY" -m pytest -q -rs -p no:cacheprovider tests
+[ $# -gt 0 ] || set -- tests
+cd "$TRD_SRCDIR/python" && exec "$PY" -m pytest -q -rs -p no:cacheprovider "$@"

@@ -96,21 +96,26 @@ START_TEST(devices_and_drivers)
 }
 END_TEST
 
+/* `trident options ARGS` succeeds and its output passes config check --strict. */
+static void options_are_valid_ini(const char *args)
+{
+    char path[64] = "/tmp/trd_opts_XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    ck_assert_int_eq(trident("options %s > %s", args, path), 0);
+    ck_assert_msg(trident("config check --strict %s", path) == 0, "options %s: %s", args, out);
+    ck_assert_ptr_nonnull(strstr(out, "valid"));
+    unlink(path);
+}
+
 START_TEST(options_output_is_config)
 {
     const char *backends[] = {"cuda", "hip", "xpu", "host", "runtime", ""};
-    for (size_t i = 0; i < TU_LEN(backends); i++) {
-        char path[64] = "/tmp/trd_opts_XXXXXX";
-        int fd = mkstemp(path);
-        close(fd);
-        ck_assert_int_eq(trident("options %s > %s", backends[i], path), 0);
-        ck_assert_int_eq(trident("config check --strict %s", path), 0);
-        ck_assert_ptr_nonnull(strstr(out, "valid"));
-        unlink(path);
-    }
+    for (size_t i = 0; i < TU_LEN(backends); i++)
+        options_are_valid_ini(backends[i]);
     ck_assert_int_eq(trident("options cuda --json"), 0);
     json_t *j = parse();
-    ck_assert_uint_eq(json_array_size(j), 23); /* CUDAOptions of Triton 3.6 */
+    ck_assert_uint_eq(json_array_size(j), 27); /* CUDAOptions of Triton 3.9 */
     json_t *first = json_array_get(j, 0);
     const char *keys[] = {"name", "backend", "type", "default", "stage", "doc"};
     for (size_t k = 0; k < TU_LEN(keys); k++)
@@ -128,6 +133,47 @@ START_TEST(options_output_is_config)
     ck_assert_ptr_nonnull(strstr(out, "[backend.hip]\n"));
     ck_assert_ptr_nonnull(strstr(out, "\nwaves_per_eu = 0\n"));
     ck_assert_int_eq(trident("options cuda --triton x.y"), 2);
+    /* each release lists exactly its fields (23 CUDA ones in 3.6 .. 3.8, 27 in 3.9; HIP 21, 21, 22, 24), with
+     * its defaults, and its output is a valid trident.ini, also for 3.0 and 3.5 (their dropped fields commented) */
+    const struct {
+        const char *release;
+        size_t cuda, hip;
+    } rel[] = {{"3.6", 23, 21}, {"3.7.1", 23, 21}, {"3.8", 23, 22}, {"3.9.0", 27, 24}};
+    for (size_t i = 0; i < TU_LEN(rel); i++) {
+        ck_assert_int_eq(trident("options cuda --json --triton %s", rel[i].release), 0);
+        j = parse();
+        ck_assert_uint_eq(json_array_size(j), rel[i].cuda);
+        json_decref(j);
+        ck_assert_int_eq(trident("options hip --json --triton %s", rel[i].release), 0);
+        j = parse();
+        size_t fields = 0;
+        for (size_t k = 0; k < json_array_size(j); k++)
+            fields += json_is_true(json_object_get(json_array_get(j, k), "triton_field"));
+        ck_assert_uint_eq(fields, rel[i].hip);
+        json_decref(j);
+    }
+    const char *releases[] = {"--triton 3.0", "--triton 3.5", "--triton 3.6", "--triton 3.7", "--triton 3.8",
+                              "--triton 3.9", "hip --triton 3.5.1", "xpu --triton 3.6"};
+    for (size_t i = 0; i < TU_LEN(releases); i++)
+        options_are_valid_ini(releases[i]);
+    ck_assert_int_eq(trident("options hip --triton 3.7"), 0);
+    ck_assert_ptr_nonnull(strstr(out, "\nschedule_hint = none\n"));
+    ck_assert_ptr_null(strstr(out, "llvm_fn_attrs"));
+    ck_assert_int_eq(trident("options hip --triton 3.9"), 0);
+    ck_assert_ptr_nonnull(strstr(out, "\nschedule_hint = \n"));
+    ck_assert_ptr_nonnull(strstr(out, "\nwgp_cu_mode = wgp\n"));
+    ck_assert_ptr_nonnull(strstr(out, "CI tests it against 3.6 3.7 3.8 3.9"));
+    ck_assert_int_eq(trident("options cuda --triton 3.5"), 0);
+    ck_assert_ptr_nonnull(strstr(out, "\n# cluster_dims = 1,1,1\n"));
+    /* a release the tables do not know is a usage error naming the ones they know */
+    ck_assert_int_eq(trident("options --triton 3.10"), 2);
+    ck_assert_ptr_nonnull(strstr(out, "Triton 3.10 is newer than trident's tables: the cuda table knows releases 3.0 .. 3.9"));
+    ck_assert_int_eq(trident("options cuda --triton 2.3"), 2);
+    ck_assert_ptr_nonnull(strstr(out, "Triton 2.3 is not supported"));
+    ck_assert_int_eq(trident("options xpu --triton 3.9"), 2);
+    ck_assert_ptr_nonnull(strstr(out, "intel-xpu-backend-for-triton 3.9 is newer than trident's tables"));
+    ck_assert_int_eq(trident("options --triton 3.9"), 0); /* the xpu section says why it lists nothing */
+    ck_assert_ptr_nonnull(strstr(out, "[backend.xpu]\n# intel-xpu-backend-for-triton 3.9 is newer"));
 }
 END_TEST
 

@@ -242,6 +242,8 @@ START_TEST(metadata_bad)
          "'launch_pdl' is an integer; expected true or false"},
         {"{\"name\":\"k\",\"target\":{\"backend\":\"cuda\",\"arch\":90},\"num_warps\":1024,\"warp_size\":1024}",
          "not a block size"},
+        {"{\"name\":\"k\",\"target\":{\"backend\":\"cuda\",\"arch\":90},\"num_warps\":4,\"instrumentation_mode\":1}",
+         "'instrumentation_mode' is an integer; expected a string"},
     };
     for (size_t i = 0; i < TRD_ARRAY_SIZE(cases); i++) {
         struct trd_meta m;
@@ -250,6 +252,22 @@ START_TEST(metadata_bad)
         ck_assert_msg(strstr(trd_error_message(), cases[i].needle) && strstr(trd_error_message(), "meta.json"),
                       "case %zu: '%s' lacks '%s'", i, trd_error_message(), cases[i].needle);
     }
+    /* Triton 3.8 and 3.9 give GSan-instrumented kernels 1 and 3 parameters of their launcher's: refused at
+     * load, not launched without them */
+    const char *gsan[] = {"gsan", "consan,gsan"};
+    for (size_t i = 0; i < TRD_ARRAY_SIZE(gsan); i++) {
+        char *json = trd_asprintf("{\"name\":\"k\",\"target\":{\"backend\":\"cuda\",\"arch\":90},\"num_warps\":4,"
+                                  "\"instrumentation_mode\":\"%s\",\"triton_version\":\"3.9.0\"}", gsan[i]);
+        struct trd_meta m;
+        TU_FAILS(trd_meta_parse(json, strlen(json), "meta.json", &m), TRD_ERR_UNSUPPORTED,
+                 "meta.json: instrumentation_mode gsan (Triton 3.8 and newer) gives the kernel launch parameters");
+        free(json);
+    }
+    const char *consan = "{\"name\":\"k\",\"target\":{\"backend\":\"cuda\",\"arch\":90},\"num_warps\":4,"
+                         "\"instrumentation_mode\":\"consan\"}";
+    struct trd_meta m;
+    TU_OK(trd_meta_parse(consan, strlen(consan), "meta.json", &m));
+    trd_meta_free(&m);
 }
 END_TEST
 

@@ -1,5 +1,7 @@
-/* test_options.c: the option tables against Triton 3.6's dataclasses (field
- * names, order, types and defaults dumped from an installed triton 3.6.0),
+/* test_options.c: the option tables against Triton 3.6's and 3.9's dataclasses
+ * (field names, order and defaults dumped from installed triton 3.6.0 and
+ * 3.9.0; python/tests/test_triton_release.py compares every tested release
+ * with the installed one),
  * derived defaults for sm80, sm90, gfx942, gfx950 and gfx1100 (values
  * Triton's parse_options produced), parsing and validation of every type,
  * serialization round trip and hash stability. */
@@ -24,6 +26,19 @@ static const struct field cuda36[] = {
     {"sanitize_overflow", "true"}, {"arch", "none"}, {"instrumentation_mode", ""},
 };
 
+/* dataclasses.fields(CUDAOptions) of triton 3.9.0: enable_fp_fusion as parse_options resolves it when it is
+ * not passed (the dataclass default became False; TRITON_DEFAULT_FP_FUSION unset still means True in 3.9) */
+static const struct field cuda39[] = {
+    {"num_warps", "4"}, {"num_ctas", "1"}, {"num_stages", "3"}, {"warp_size", "32"}, {"maxnreg", "none"},
+    {"ptx_version", "none"}, {"ptx_options", "none"}, {"ir_override", "none"}, {"enable_fp_fusion", "true"},
+    {"sched4reg", "false"}, {"enable_reflect_ftz", "true"}, {"launch_cooperative_grid", "false"},
+    {"launch_pdl", "false"}, {"clc", "false"}, {"supported_fp8_dtypes", "fp8e5,fp8e4b15"},
+    {"deprecated_fp8_dot_operand_dtypes", ""}, {"default_dot_input_precision", "tf32"},
+    {"allowed_dot_input_precisions", "tf32,tf32x3,ieee,bf16x3,bf16x6"}, {"max_num_imprecise_acc_default", "none"},
+    {"extern_libs", "none"}, {"debug", "false"}, {"backend_name", "cuda"}, {"sanitize_overflow", "true"},
+    {"arch", "none"}, {"instrumentation_mode", ""}, {"fpsan_homomorphic_casts", "false"}, {"min_shared_mem", "none"},
+};
+
 /* dataclasses.fields(HIPOptions) of triton 3.6.0, in order */
 static const struct field hip36[] = {
     {"num_warps", "4"}, {"waves_per_eu", "0"}, {"num_stages", "2"}, {"num_ctas", "1"}, {"extern_libs", "none"},
@@ -33,6 +48,27 @@ static const struct field hip36[] = {
     {"enable_fp_fusion", "true"}, {"launch_cooperative_grid", "false"}, {"matrix_instr_nonkdim", "0"}, {"kpack", "1"},
     {"allow_flush_denorm", "false"}, {"max_num_imprecise_acc_default", "0"}, {"backend_name", "hip"},
     {"instrumentation_mode", ""}, {"schedule_hint", "none"},
+};
+
+/* HIPOptions of triton 3.8.0 (schedule_hint's default became '', llvm_fn_attrs is new) and 3.9.0 */
+static const struct field hip38[] = {
+    {"num_warps", "4"}, {"waves_per_eu", "0"}, {"num_stages", "2"}, {"num_ctas", "1"}, {"extern_libs", "none"},
+    {"debug", "false"}, {"sanitize_overflow", "true"}, {"arch", "none"},
+    {"supported_fp8_dtypes", "fp8e4nv,fp8e5,fp8e5b16,fp8e4b8"}, {"deprecated_fp8_dot_operand_dtypes", ""},
+    {"default_dot_input_precision", "ieee"}, {"allowed_dot_input_precisions", "ieee,bf16x3,bf16x6"},
+    {"enable_fp_fusion", "true"}, {"launch_cooperative_grid", "false"}, {"matrix_instr_nonkdim", "0"}, {"kpack", "1"},
+    {"allow_flush_denorm", "false"}, {"max_num_imprecise_acc_default", "0"}, {"backend_name", "hip"},
+    {"instrumentation_mode", ""}, {"schedule_hint", ""}, {"llvm_fn_attrs", ""},
+};
+static const struct field hip39[] = {
+    {"num_warps", "4"}, {"waves_per_eu", "0"}, {"num_stages", "2"}, {"num_ctas", "1"}, {"extern_libs", "none"},
+    {"debug", "false"}, {"sanitize_overflow", "true"}, {"arch", "none"},
+    {"supported_fp8_dtypes", "fp8e4nv,fp8e5,fp8e5b16,fp8e4b8"}, {"deprecated_fp8_dot_operand_dtypes", ""},
+    {"default_dot_input_precision", "ieee"}, {"allowed_dot_input_precisions", "ieee,bf16x3,bf16x6"},
+    {"enable_fp_fusion", "true"}, {"launch_cooperative_grid", "false"}, {"matrix_instr_nonkdim", "0"}, {"kpack", "1"},
+    {"allow_flush_denorm", "false"}, {"max_num_imprecise_acc_default", "0"}, {"backend_name", "hip"},
+    {"instrumentation_mode", ""}, {"fpsan_homomorphic_casts", "false"}, {"schedule_hint", ""}, {"llvm_fn_attrs", ""},
+    {"wgp_cu_mode", "wgp"},
 };
 
 /* XPUOptions of intel-xpu-backend-for-triton v3.7.2 (shared/reference/triton-options.md) */
@@ -47,41 +83,55 @@ static const struct field xpu372[] = {
     {"generate_native_code", "false"}, {"arch", "none"}, {"instrumentation_mode", ""},
 };
 
-static void check_table(const char *backend, const struct field *f, size_t n)
+/* The table's fields of a release (NULL: the current one, whose values an options object also holds), in
+ * dataclass order, with that release's defaults. */
+static void check_table(const char *backend, const char *release, const struct field *f, size_t n)
 {
     trd_options_t *o;
     TU_OK(trd_options_create(backend, &o));
     uint32_t count;
     TU_OK(trd_option_count(backend, &count));
-    /* the current release's fields, in dataclass order */
     size_t k = 0;
-    for (uint32_t i = 0; i < count && k < n; i++) {
+    for (uint32_t i = 0; i < count; i++) {
         trd_option_info_t info = {.struct_size = sizeof info};
         TU_OK(trd_option_info(backend, i, &info));
         int32_t present;
-        TU_OK(trd_option_exists(backend, info.name, NULL, &present));
+        TU_OK(trd_option_exists(backend, info.name, release, &present));
         if (!present)
             continue;
-        ck_assert_msg(!strcmp(info.name, f[k].name), "%s field %zu is %s, Triton's is %s", backend, k, info.name, f[k].name);
-        ck_assert_msg(!strcmp(info.default_value, f[k].def), "%s.%s default '%s', expected '%s'", backend, info.name,
-                      info.default_value, f[k].def);
+        ck_assert_msg(k < n, "%s %s: field %s is not Triton's", backend, release ? release : "current", info.name);
+        ck_assert_msg(!strcmp(info.name, f[k].name), "%s %s field %zu is %s, Triton's is %s", backend,
+                      release ? release : "current", k, info.name, f[k].name);
+        const char *def;
+        TU_OK(trd_option_default(backend, info.name, release, &def));
+        ck_assert_msg(!strcmp(def, f[k].def), "%s.%s default in %s '%s', expected '%s'", backend, info.name,
+                      release ? release : "current", def, f[k].def);
         ck_assert_ptr_nonnull(info.doc);
         ck_assert(info.stage >= TRD_STAGE_COMPILE && info.stage <= TRD_STAGE_RUNTIME);
-        char buf[256];
-        size_t len;
-        TU_OK(trd_options_get(o, info.name, buf, sizeof buf, &len));
-        ck_assert_msg(!strcmp(buf, f[k].def), "%s.%s value '%s'", backend, info.name, buf);
+        if (!release) {
+            ck_assert_str_eq(info.default_value, def);
+            char buf[256];
+            size_t len;
+            TU_OK(trd_options_get(o, info.name, buf, sizeof buf, &len));
+            ck_assert_msg(!strcmp(buf, f[k].def), "%s.%s value '%s'", backend, info.name, buf);
+        }
         k++;
     }
-    ck_assert_msg(k == n, "%s: %zu fields found, Triton has %zu", backend, k, n);
+    ck_assert_msg(k == n, "%s %s: %zu fields found, Triton has %zu", backend, release ? release : "current", k, n);
     trd_options_destroy(o);
 }
 
 START_TEST(tables_match_triton)
 {
-    check_table("cuda", cuda36, TU_LEN(cuda36));
-    check_table("hip", hip36, TU_LEN(hip36));
-    check_table("xpu", xpu372, TU_LEN(xpu372));
+    check_table("cuda", NULL, cuda39, TU_LEN(cuda39));
+    check_table("cuda", "3.9.0", cuda39, TU_LEN(cuda39));
+    check_table("cuda", "3.6", cuda36, TU_LEN(cuda36));
+    check_table("cuda", "3.8.0", cuda36, TU_LEN(cuda36)); /* 3.7 and 3.8 have 3.6's CUDA fields */
+    check_table("hip", NULL, hip39, TU_LEN(hip39));
+    check_table("hip", "3.6.0", hip36, TU_LEN(hip36));
+    check_table("hip", "3.7.1", hip36, TU_LEN(hip36));
+    check_table("hip", "3.8", hip38, TU_LEN(hip38));
+    check_table("xpu", NULL, xpu372, TU_LEN(xpu372));
     /* releases: cluster_dims is in 3.5, not 3.6; enable_reflect_ftz from 3.6 on */
     int32_t p;
     TU_OK(trd_option_exists("cuda", "cluster_dims", "3.5.1", &p));
@@ -101,8 +151,38 @@ START_TEST(tables_match_triton)
     TU_FAILS(trd_option_exists("cuda", "num_warps", "three", &p), TRD_ERR_INVALID_ARGUMENT, "'three' is not a release");
     trd_options_t *o;
     TU_OK(trd_options_create("cuda", &o));
-    TU_FAILS(trd_options_set(o, "cluster_dims", "1,1,1"), TRD_ERR_NOT_FOUND, "not in Triton 3.6 (it exists in releases 3.0 .. 3.5)");
+    TU_FAILS(trd_options_set(o, "cluster_dims", "1,1,1"), TRD_ERR_NOT_FOUND, "not in Triton 3.9 (it exists in releases 3.0 .. 3.5)");
     trd_options_destroy(o);
+    /* defaults that changed, by release */
+    const char *def;
+    TU_OK(trd_option_default("hip", "waves_per_eu", "3.5.1", &def));
+    ck_assert_str_eq(def, "1");
+    TU_OK(trd_option_default("hip", "schedule_hint", "3.7", &def));
+    ck_assert_str_eq(def, "none");
+    TU_OK(trd_option_default("hip", "schedule_hint", "3.8.0", &def));
+    ck_assert_str_eq(def, "");
+    TU_FAILS(trd_option_default("cuda", "sched4reg", "3.8.0", &def), TRD_ERR_NOT_FOUND,
+             "cuda.sched4reg is not in Triton 3.8.0 (it exists in releases 3.9 .. 3.9)");
+    TU_FAILS(trd_option_default("cuda", "num_warps", "3.10", &def), TRD_ERR_UNSUPPORTED,
+             "Triton 3.10 is newer than trident's tables: the cuda table knows releases 3.0 .. 3.9 (CI tests it "
+             "against 3.6 3.7 3.8 3.9)");
+    TU_FAILS(trd_option_default("cuda", "num_warps", "2.3.1", &def), TRD_ERR_UNSUPPORTED, "Triton 2.3.1 is not supported");
+    TU_FAILS(trd_option_default("cuda", "num_warps", "3.", &def), TRD_ERR_UNSUPPORTED, "is not a release such as 3.9");
+    TU_FAILS(trd_option_default("xpu", "num_warps", "3.8", &def), TRD_ERR_UNSUPPORTED,
+             "intel-xpu-backend-for-triton 3.8 is newer than trident's tables");
+    TU_FAILS(trd_option_default("cuda", "nope", NULL, &def), TRD_ERR_NOT_FOUND, "'nope' is not an option of cuda");
+    TU_OK(trd_option_default("host", "arch", "3.9", &def)); /* trident's own tables have no releases */
+    trd_option_releases_t r = {.struct_size = sizeof r};
+    TU_OK(trd_option_releases("hip", &r));
+    ck_assert_str_eq(r.product, "Triton");
+    ck_assert_str_eq(r.oldest, "3.0");
+    ck_assert_str_eq(r.newest, "3.9");
+    ck_assert_str_eq(r.tested, "3.6 3.7 3.8 3.9");
+    TU_OK(trd_option_releases("runtime", &r));
+    ck_assert_ptr_null(r.product);
+    ck_assert_str_eq(r.tested, "");
+    r.struct_size = 8;
+    TU_FAILS(trd_option_releases("cuda", &r), TRD_ERR_VERSION, "trd_option_releases_t");
     /* every backend is enumerable */
     uint32_t nb;
     TU_OK(trd_backend_count(&nb));
@@ -194,6 +274,10 @@ START_TEST(parse_each_type)
         {"extern_libs", "none", "none"},
         {"arch", "sm120", "sm120"},
         {"instrumentation_mode", "consan", "consan"},
+        {"instrumentation_mode", "consan,fpsan", "consan,fpsan"},
+        {"sched4reg", "true", "true"},
+        {"min_shared_mem", "65536", "65536"},
+        {"fpsan_homomorphic_casts", "1", "true"},
     };
     for (size_t i = 0; i < TU_LEN(good); i++) {
         TU_OK(trd_options_set(o, good[i].name, good[i].value));
@@ -220,6 +304,10 @@ START_TEST(parse_each_type)
         {"arch", "gfx942", "expected sm<capability>"},
         {"warp_size", "64", "expected 32 .. 32"},
         {"ptx_options", "-O3\n-g", "control characters"},
+        {"instrumentation_mode", "gsan", "instrumentation_mode gsan (Triton 3.8 and newer) gives the kernel launch "
+                                         "parameters for GSan's state that only Triton's own launcher passes"},
+        {"instrumentation_mode", "consan,gsan", "trident cannot launch it"},
+        {"min_shared_mem", "-1", "expected 0 .. "},
         {"num_warps", "\xff\xfe", "not valid UTF-8"},
     };
     for (size_t i = 0; i < TU_LEN(bad); i++) {
@@ -240,6 +328,25 @@ START_TEST(parse_each_type)
     TU_OK(trd_options_set(c, "num_ctas", "2"));
     TU_OK(trd_options_set(c, "arch", "sm80"));
     TU_FAILS(trd_options_set(c, "num_ctas", "4"), TRD_ERR_INVALID_ARGUMENT, "needs compute capability 9.0");
+    /* 3.9's clc needs sm100 (Triton's parse_options raises for older targets) */
+    TU_OK(trd_options_set(c, "clc", "false"));
+    TU_OK(trd_options_set(c, "arch", "sm90"));
+    TU_FAILS(trd_options_set(c, "clc", "true"), TRD_ERR_INVALID_ARGUMENT,
+             "clc (cluster launch control) needs compute capability 10.0 or newer, the target is sm90");
+    TU_OK(trd_options_set(c, "arch", "sm100"));
+    TU_OK(trd_options_set(c, "clc", "true"));
+    trd_options_destroy(c);
+    /* HIP's 3.8 and 3.9 fields */
+    TU_OK(trd_options_create("hip", &c));
+    TU_OK(trd_options_set(c, "schedule_hint", ""));
+    TU_OK(trd_options_set(c, "schedule_hint", "attention,memory-bound-attention"));
+    TU_FAILS(trd_options_set(c, "schedule_hint", "attention,fast"), TRD_ERR_INVALID_ARGUMENT, "'fast' is not a hint");
+    TU_OK(trd_options_set(c, "llvm_fn_attrs", "amdgpu-sched-strategy=iterative-ilp, noinline"));
+    ck_assert_str_eq(get(c, "llvm_fn_attrs"), "amdgpu-sched-strategy=iterative-ilp, noinline");
+    TU_FAILS(trd_options_set(c, "llvm_fn_attrs", "noinline, =x"), TRD_ERR_INVALID_ARGUMENT,
+             "'=x' has a value but no attribute name");
+    TU_OK(trd_options_set(c, "wgp_cu_mode", "cu"));
+    TU_FAILS(trd_options_set(c, "wgp_cu_mode", "wgb"), TRD_ERR_INVALID_ARGUMENT, "did you mean 'wgp'?");
     trd_options_destroy(c);
     /* typed setters and getters */
     TU_OK(trd_options_create("hip", &c));
@@ -382,10 +489,12 @@ START_TEST(serialize_and_hash)
                      "{\"allow_flush_denorm\":false,\"allowed_dot_input_precisions\":[\"ieee\",\"bf16x3\",\"bf16x6\"],"
                      "\"arch\":null,\"backend_name\":\"hip\",\"debug\":false,\"default_dot_input_precision\":\"ieee\","
                      "\"deprecated_fp8_dot_operand_dtypes\":[],\"enable_fp_fusion\":true,\"extern_libs\":null,"
-                     "\"instrumentation_mode\":\"\",\"kpack\":1,\"launch_cooperative_grid\":false,"
-                     "\"matrix_instr_nonkdim\":0,\"max_num_imprecise_acc_default\":0,\"num_ctas\":1,\"num_stages\":2,"
-                     "\"num_warps\":4,\"sanitize_overflow\":true,\"schedule_hint\":\"none\",\"supported_fp8_dtypes\":"
-                     "[\"fp8e4nv\",\"fp8e5\",\"fp8e5b16\",\"fp8e4b8\"],\"warp_size\":64,\"waves_per_eu\":0}");
+                     "\"fpsan_homomorphic_casts\":false,\"instrumentation_mode\":\"\",\"kpack\":1,"
+                     "\"launch_cooperative_grid\":false,\"llvm_fn_attrs\":\"\",\"matrix_instr_nonkdim\":0,"
+                     "\"max_num_imprecise_acc_default\":0,\"num_ctas\":1,\"num_stages\":2,\"num_warps\":4,"
+                     "\"sanitize_overflow\":true,\"schedule_hint\":\"\",\"supported_fp8_dtypes\":"
+                     "[\"fp8e4nv\",\"fp8e5\",\"fp8e5b16\",\"fp8e4b8\"],\"warp_size\":64,\"waves_per_eu\":0,"
+                     "\"wgp_cu_mode\":\"wgp\"}");
     trd_options_destroy(a);
 }
 END_TEST

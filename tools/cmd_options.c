@@ -34,31 +34,37 @@ static const char *stage_name(int32_t s)
     }
 }
 
-/* "3.6.0" -> comparable number, -1 when malformed. */
-static int release(const char *s)
+/* One row as the release asks it: 1 shown (*def: its default there), 0 not in the release, -1 error set
+ * (a release the backend's table does not know). */
+static int row_in(const char *backend, const trd_option_info_t *info, const char *triton, const char **def)
 {
-    int a = 0, b = 0, c = 0;
-    char tail;
-    int n = sscanf(s, "%d.%d.%d%c", &a, &b, &c, &tail);
-    if (n < 2 || n > 3 || a < 0 || b < 0 || c < 0 || a > 99 || b > 99 || c > 99)
-        return -1;
-    return a * 10000 + b * 100 + c;
+    *def = info->default_value;
+    if (!triton)
+        return 1;
+    trd_status_t st = trd_option_default(backend, info->name, triton, def);
+    if (st == TRD_OK)
+        return 1;
+    if (st == TRD_ERR_NOT_FOUND)
+        return 0;
+    if (info->flags & TRD_OPTION_NOT_FIELD) {
+        *def = info->default_value;
+        return 1; /* trident's own (host, runtime, driver) and launcher-derived rows: in every release */
+    }
+    return -1;
 }
 
-static int in_release(const trd_option_info_t *i, int rel)
+/* The releases line of a Triton backend's section. */
+static void print_releases(const char *backend, const char *triton)
 {
-    if (rel < 0)
-        return 1;
-    if (i->triton_since && release(i->triton_since) > rel)
-        return 0;
-    if (i->triton_until) {
-        int u = release(i->triton_until);
-        if (strchr(i->triton_until, '.') == strrchr(i->triton_until, '.'))
-            u += 99;
-        if (u < rel)
-            return 0;
-    }
-    return 1;
+    trd_option_releases_t r = {.struct_size = sizeof r};
+    if (trd_option_releases(backend, &r) != TRD_OK || !r.product)
+        return;
+    if (triton)
+        printf("# the fields of %s %s (this table knows %s .. %s", r.product, triton, r.oldest, r.newest);
+    else
+        printf("# the fields of %s %s, the newest release this table knows (it knows %s .. %s; --triton VERSION "
+               "lists another", r.product, r.newest, r.oldest, r.newest);
+    printf("%s%s)\n", *r.tested ? "; CI tests it against " : "", r.tested);
 }
 
 static const char *section_of(const char *backend)
@@ -90,9 +96,12 @@ int cmd_options(int argc, char **argv)
                   "driver): type, default, the stage where it takes effect, the releases that have it, and its\n"
                   "doc. The plain output is a valid trident.ini, so that\n"
                   "  trident options cuda > my.ini && trident config check my.ini\n"
-                  "succeeds. --triton VERSION lists the fields of that release (e.g. 3.5 has cluster_dims).\n"
+                  "succeeds. --triton VERSION lists the fields of that release and their defaults there (3.5\n"
+                  "has cluster_dims); a field the newest release dropped is listed commented out. Each\n"
+                  "section names the releases its table knows (Triton 3.0 .. 3.9; 3.6 .. 3.9 are compared\n"
+                  "with the installed Triton in CI); a release none knows is a usage error (exit 2).\n"
                   "--json prints an array of objects with the keys name, backend, type, default, stage, doc,\n"
-                  "derived, values, since, until, env.\n",
+                  "derived, values, since, until, env, triton_field, settable.\n",
                   stdout);
             return CLI_OK;
         default:
@@ -101,9 +110,6 @@ int cmd_options(int argc, char **argv)
     }
     if (argc - optind > 1)
         return cli_usage("options", "expected at most one backend, got '%s' and '%s'", argv[optind], argv[optind + 1]);
-    int rel = -1;
-    if (triton && (rel = release(triton)) < 0)
-        return cli_usage("options", "--triton '%s' is not a release such as 3.6 or 3.5.1", triton);
     const char *only = optind < argc ? argv[optind] : NULL;
     uint32_t nb = 0;
     trd_backend_count(&nb);
@@ -112,7 +118,29 @@ int cmd_options(int argc, char **argv)
         if (trd_option_count(only, &count) != TRD_OK)
             return cli_usage("options", "%s", trd_error_message());
     }
+    if (triton) {
+        /* a release that no selected Triton table knows is a usage error */
+        char why[512] = "";
+        int known = 0, tables = 0;
+        for (uint32_t b = 0; b < nb && !known; b++) {
+            const char *backend, *def;
+            trd_backend_name(b, &backend);
+            if (only && strcmp(only, backend) != 0 && !(strcmp(only, "intel") == 0 && strcmp(backend, "xpu") == 0))
+                continue;
+            trd_option_releases_t r = {.struct_size = sizeof r};
+            trd_option_info_t info = {.struct_size = sizeof info};
+            if (trd_option_releases(backend, &r) != TRD_OK || !r.product || trd_option_info(backend, 0, &info) != TRD_OK)
+                continue;
+            tables++;
+            known = row_in(backend, &info, triton, &def) >= 0;
+            if (!known && !*why)
+                snprintf(why, sizeof why, "%s", trd_error_message());
+        }
+        if (tables && !known)
+            return cli_usage("options", "--triton: %s", why);
+    }
     json_t *arr = json ? json_array() : NULL;
+    int listed = 0;
     for (uint32_t b = 0; b < nb; b++) {
         const char *backend;
         trd_backend_name(b, &backend);
@@ -121,26 +149,35 @@ int cmd_options(int argc, char **argv)
         uint32_t n = 0;
         trd_option_count(backend, &n);
         if (!json)
-            printf("%s[%s]\n", b && !only ? "\n" : "", section_of(backend));
+            printf("%s[%s]\n", listed++ ? "\n" : "", section_of(backend));
         for (uint32_t i = 0; i < n; i++) {
             trd_option_info_t info = {.struct_size = sizeof info};
             trd_option_info(backend, i, &info);
             int32_t current = 0;
             trd_option_exists(backend, info.name, NULL, &current);
-            int shown = rel < 0 ? (current || (info.flags & TRD_OPTION_NOT_FIELD)) : in_release(&info, rel);
-            if (!shown)
+            current = current || (info.flags & TRD_OPTION_NOT_FIELD);
+            const char *def;
+            int shown = row_in(backend, &info, triton, &def);
+            if (shown < 0) { /* a release this table does not know, another one does */
+                if (!json)
+                    printf("# %s\n", trd_error_message());
+                break;
+            }
+            if (i == 0 && !json)
+                print_releases(backend, triton);
+            if (!shown || (!triton && !current))
                 continue;
             if (json) {
                 json_array_append_new(
-                    arr, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:b}", "name", info.name,
-                                   "backend", backend, "type", info.type_name, "kind", type_name(info.type), "default",
-                                   info.default_value, "stage", stage_name(info.stage), "doc", info.doc, "derived",
+                    arr, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:b, s:b}", "name",
+                                   info.name, "backend", backend, "type", info.type_name, "kind", type_name(info.type),
+                                   "default", def, "stage", stage_name(info.stage), "doc", info.doc, "derived",
                                    info.derived ? json_string(info.derived) : json_null(), "values",
                                    info.values ? json_string(info.values) : json_null(), "since",
                                    info.triton_since ? json_string(info.triton_since) : json_null(), "until",
                                    info.triton_until ? json_string(info.triton_until) : json_null(), "env",
                                    info.env ? json_string(info.env) : json_null(), "triton_field",
-                                   !(info.flags & TRD_OPTION_NOT_FIELD)));
+                                   !(info.flags & TRD_OPTION_NOT_FIELD), "settable", current));
                 continue;
             }
             printf("# %s (%s, %s stage)", info.name, info.type_name, stage_name(info.stage));
@@ -151,10 +188,14 @@ int cmd_options(int argc, char **argv)
             if (info.values)
                 printf("# accepted: %s\n", info.values);
             if (info.derived)
-                printf("# default derived from the target: %s\n", info.derived);
+                printf("# derived default: %s\n", info.derived);
             if (info.env)
                 printf("# environment: %s\n", info.env);
-            printf("%s = %s\n", info.name, info.default_value);
+            /* a field the newest release dropped is no option of trident's runtime: listed, not set */
+            if (!current)
+                printf("# not in the newest release, whose fields trident's options follow: not settable in "
+                       "trident.ini\n# ");
+            printf("%s = %s\n", info.name, def);
         }
     }
     return json ? cli_print_json(arr) : CLI_OK;

@@ -214,6 +214,22 @@ TRD_API trd_status_t trd_option_lookup(const char *backend, const char *name,
  * (NULL: the current one), else 0. Never fails for an unknown name. */
 TRD_API trd_status_t trd_option_exists(const char *backend, const char *name,
                                        const char *triton_version, int32_t *present);
+/* The static default of an option in a release ("3.9", "3.7.1"; NULL: the table's current one), for
+ * defaults that changed between releases (HIP's schedule_hint, 'none' up to 3.7, '' from 3.8).
+ * NOT_FOUND when name is not an option of that release; UNSUPPORTED for a release the table does
+ * not know (trd_option_releases). Since TRIDENT_1.1. */
+TRD_API trd_status_t trd_option_default(const char *backend, const char *name,
+                                        const char *triton_version, const char **value);
+
+/* Which releases a backend's table knows. Since TRIDENT_1.1. */
+typedef struct trd_option_releases {
+    uint32_t struct_size;
+    const char *product; /* "Triton", "intel-xpu-backend-for-triton"; NULL for trident's own tables */
+    const char *oldest;  /* the oldest release the rows know ("3.0") */
+    const char *newest;  /* the newest ("3.9"): the one trd_options_create follows */
+    const char *tested;  /* the releases CI compares the rows with, installed, space separated; "" if none */
+} trd_option_releases_t;
+TRD_API trd_status_t trd_option_releases(const char *backend, trd_option_releases_t *info);
 
 TRD_API trd_status_t trd_options_create(const char *backend, trd_options_t **out);
 /* Options for a device: derived defaults resolved from it (arch, fp8 types,

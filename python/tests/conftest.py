@@ -92,6 +92,24 @@ def host_kernel():
     return get
 
 
+@pytest.fixture
+def record(monkeypatch):
+    """triton_call without running: kernel_call replaced by a recorder of what it was given."""
+    from types import SimpleNamespace
+
+    import jax.numpy as jnp
+
+    from trident.jax import triton as jt_triton
+    calls = []
+
+    def fake(kernel, *args, grid, out_shape, **kw):
+        calls.append(SimpleNamespace(kernel=kernel, args=args, grid=grid, out_shape=out_shape, **kw))
+        return [jnp.zeros(s.shape, s.dtype) for s in out_shape]
+
+    monkeypatch.setattr(jt_triton, "kernel_call", fake)
+    return calls
+
+
 def on_gpu() -> bool:
     return jax.default_backend() != "cpu"
 

@@ -35,8 +35,13 @@ def test_python_mirrors_the_c_api():
     assert host["kind"] == "cpu" and host["memory_bytes"] > 0 and host["pci_bus_id"] is None
     assert any(d["name"] == "host" and d["status"] == "loaded" for d in trident.drivers())
     names = [o["name"] for o in trident.options("cuda")]
-    assert len(names) == 23 and names[0] == "num_warps" and "cluster_dims" not in names
+    assert len(names) == 27 and names[0] == "num_warps" and "cluster_dims" not in names   # Triton 3.9's
     assert "cluster_dims" in trident.option_names("cuda", "3.5.1")
+    assert len(trident.option_names("cuda", "3.8.0")) == 23 and "sched4reg" not in trident.option_names("cuda", "3.8")
+    hint = {o["name"]: o["default"] for o in trident.options("hip", "3.7.1")}["schedule_hint"]
+    assert hint == "none" and {o["name"]: o["default"] for o in trident.options("hip")}["schedule_hint"] == ""
+    assert trident.option_releases("cuda") == {"product": "Triton", "oldest": "3.0", "newest": "3.9",
+                                               "tested": ["3.6", "3.7", "3.8", "3.9"]}
     assert trident.is_option("hip", "waves_per_eu") and not trident.is_option("hip", "BLOCK")
     assert trident.check_option("cuda", "enable_fp_fusion", False) == "false"
     with pytest.raises(trident.TridentError, match="power of two"):

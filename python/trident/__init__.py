@@ -18,12 +18,12 @@ from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 
 from ._lib import (
-    BundleTarget, DeviceProps, DriverInfo, KernelDesc, KernelInfo, OptionInfo, TargetInfo, TridentError, check, lib,
-    s, sized,
+    BundleTarget, DeviceProps, DriverInfo, KernelDesc, KernelInfo, OptionInfo, OptionReleases, TargetInfo,
+    TridentError, check, lib, s, sized,
 )
 
 __all__ = ["TridentError", "Kernel", "Param", "devices", "drivers", "options", "option_names", "is_option",
-           "version", "library_path"]
+           "option_releases", "version", "library_path"]
 
 _FORMATS = {0: "unknown", 1: "cubin", 2: "ptx", 3: "fatbin", 4: "hsaco", 5: "spirv", 6: "zebin", 7: "so"}
 _FORMAT_IDS = {v: k for k, v in _FORMATS.items()}
@@ -84,8 +84,9 @@ def drivers() -> list[dict]:
     return out
 
 
-def _option_dict(backend: str, o: OptionInfo) -> dict:
-    return {"name": s(o.name), "backend": backend, "type": s(o.type_name), "default": s(o.default_value),
+def _option_dict(backend: str, o: OptionInfo, default: Optional[str] = None) -> dict:
+    return {"name": s(o.name), "backend": backend, "type": s(o.type_name),
+            "default": s(o.default_value) if default is None else default,
             "stage": _STAGES.get(o.stage, "?"), "doc": s(o.doc), "derived": s(o.derived), "values": s(o.values),
             "since": s(o.triton_since), "until": s(o.triton_until), "env": s(o.env),
             "triton_field": not (o.flags & 2)}
@@ -93,7 +94,8 @@ def _option_dict(backend: str, o: OptionInfo) -> dict:
 
 def options(backend: str, triton_version: Optional[str] = None) -> list[dict]:
     """The option table of a backend ("cuda", "hip", "xpu", "host", "runtime", "driver"), in the
-    order of Triton's dataclass; with triton_version, the fields of that release."""
+    order of Triton's dataclass; with triton_version, the fields of that release and their defaults
+    there (a release newer than the tables: the newest one's, see option_releases)."""
     L = lib()
     n = ctypes.c_uint32()
     check(L.trd_option_count(backend.encode(), ctypes.byref(n)))
@@ -103,10 +105,24 @@ def options(backend: str, triton_version: Optional[str] = None) -> list[dict]:
         check(L.trd_option_info(backend.encode(), i, ctypes.byref(o)))
         if triton_version is None and not (o.flags & 2) and not is_option(backend, s(o.name)):
             continue
-        if triton_version is not None and not is_option(backend, s(o.name), triton_version):
+        if triton_version is not None and not (o.flags & 2) and not is_option(backend, s(o.name), triton_version):
             continue
-        out.append(_option_dict(backend, o))
+        default = None
+        d = ctypes.c_char_p()
+        if (triton_version is not None and not (o.flags & 2)
+                and L.trd_option_default(backend.encode(), o.name, triton_version.encode(), ctypes.byref(d)) == 0):
+            default = s(d.value)   # else a release newer than the tables (or trident's own): the newest's
+        out.append(_option_dict(backend, o, default))
     return out
+
+
+def option_releases(backend: str) -> dict:
+    """Which releases a backend's table knows: {"product": "Triton" (None for trident's own tables),
+    "oldest": "3.0", "newest": "3.9", "tested": ["3.6", ...] (compared with the installed release in CI)}."""
+    r = sized(OptionReleases)
+    check(lib().trd_option_releases(backend.encode(), ctypes.byref(r)))
+    return {"product": s(r.product), "oldest": s(r.oldest), "newest": s(r.newest),
+            "tested": (s(r.tested) or "").split()}
 
 
 def is_option(backend: str, name: str, triton_version: Optional[str] = None) -> bool:

@@ -54,6 +54,11 @@ class OptionInfo(ctypes.Structure):
     ]
 
 
+class OptionReleases(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("product", ctypes.c_char_p), ("oldest", ctypes.c_char_p),
+                ("newest", ctypes.c_char_p), ("tested", ctypes.c_char_p)]
+
+
 class KernelDesc(ctypes.Structure):
     _fields_ = [
         ("struct_size", ctypes.c_uint32), ("source", ctypes.c_int32), ("path", ctypes.c_char_p),
@@ -132,6 +137,9 @@ _PROTOTYPES = [
     ("trd_option_info", c_status, [ctypes.c_char_p, ctypes.c_uint32, ctypes.POINTER(OptionInfo)]),
     ("trd_option_lookup", c_status, [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(OptionInfo)]),
     ("trd_option_exists", c_status, [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_int32)]),
+    ("trd_option_default", c_status, [ctypes.c_char_p, ctypes.c_char_p, ctypes.c_char_p,
+                                      ctypes.POINTER(ctypes.c_char_p)]),
+    ("trd_option_releases", c_status, [ctypes.c_char_p, ctypes.POINTER(OptionReleases)]),
     ("trd_options_create", c_status, [ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)]),
     ("trd_options_destroy", None, [ctypes.c_void_p]),
     ("trd_options_set", c_status, [ctypes.c_void_p, ctypes.c_char_p, ctypes.c_char_p]),

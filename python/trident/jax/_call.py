@@ -142,6 +142,8 @@ def tma_record(label: str, desc: TensorDescriptor, meta: dict) -> list[int]:
     block = [int(v) for v in meta["block_size"]]
     elem_size, swizzle = int(meta["elem_size"]), int(meta["swizzle"])
     fp4 = bool(meta.get("fp4_padded"))
+    if meta.get("is_im2col"):   # Triton 3.9's entries say which kind of tensor map the kernel reads
+        raise KernelCallError(f"{label}: the kernel reads it as an im2col tensor map; trident encodes tiled ones")
     elem_type = _PTX_TO_CU_DTYPE.get(int(meta["elem_type"]), int(meta["elem_type"]))
     where = f"{label}: TensorDescriptor(shape={shape}, strides={strides}, block_shape={list(desc.block_shape)})"
     if not 1 <= rank <= TMA_MAX_RANK:

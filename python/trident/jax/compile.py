@@ -47,6 +47,11 @@ except ImportError:  # pragma: no cover - older Triton
     GluonASTSource = GluonJITFunction = None
 
 TRITON_VERSION = triton.__version__
+# (major, minor) of the installed release: the launch layout of host tensor descriptors follows it
+TRITON_RELEASE = tuple(int("".join(c for c in p if c.isdigit()) or 0) for p in (TRITON_VERSION.split(".") + ["0"])[:2])
+if TRITON_RELEASE < (3, 6):
+    raise ImportError(f"trident.jax needs Triton 3.6 or newer (CI tests it with 3.6, 3.7, 3.8 and 3.9); "
+                      f"Triton {TRITON_VERSION} is installed: pip install 'triton>=3.6'")
 
 # the binary formats of a compiled kernel, best first, per Triton backend
 _IMAGES = {"cuda": ("cubin", "ptx"), "hip": ("hsaco",), "xpu": ("zebin", "spv")}
@@ -377,8 +382,9 @@ def launch_leaves(fn: Any, spec: Specialization, tensordesc_meta: Optional[Seque
     """The launch parameters in order: tuples flattened, constexprs removed, host
     tensor descriptors expanded as this target's launcher expands them (a
     CUtensorMap + shape + strides where Triton lowered them to TMA, else base,
-    shape, strides, padding, shape, strides). Triton 3.6 passes an fp4-padded
-    descriptor's shape with the innermost dimension doubled (in fp4 values)."""
+    shape, strides, padding, then from Triton 3.7 round_f32_to_tf32, then shape,
+    strides). Triton 3.6 passes an fp4-padded descriptor's shape with the
+    innermost dimension doubled (in fp4 values)."""
     out: list[Leaf] = []
     descs = iter(tensordesc_meta or [])
     have_meta = bool(tensordesc_meta)
@@ -399,6 +405,8 @@ def launch_leaves(fn: Any, spec: Specialization, tensordesc_meta: Optional[Seque
                 out.extend(Leaf(f"{name}_shape{i}", "i64", int(s)) for i, s in enumerate(shape))
                 out.extend(Leaf(f"{name}_stride{i}", "i64", int(s)) for i, s in enumerate(strides))
                 out.append(Leaf(f"{name}_nan", "i1", val.padding == "nan"))
+                if TRITON_RELEASE >= (3, 7):   # the kernel takes round_f32_to_tf32 too
+                    out.append(Leaf(f"{name}_tf32", "i1", bool(getattr(val, "round_f32_to_tf32", False))))
             else:
                 out.append(Leaf(f"{name}_tma", "nvTmaDesc", TmaArg(val, meta)))
                 if meta.get("fp4_padded"):

@@ -6,17 +6,23 @@ names the kernel and lists what it could have been.
 
 What counts as a backend option is trident's option tables (options/*.c, one
 row per field of CUDAOptions, HIPOptions, XPUOptions, with the Triton
-releases that have it), asked through trident.is_option; values are checked
-by the same tables (trd_options_set with the target's arch set, so checks
-that depend on it, such as num_ctas > 1 needing sm90, apply).
+releases that have it), asked for the installed release through
+trident.is_option; values are checked by the same tables (trd_options_set
+with the target's arch set, so checks that depend on it, such as num_ctas > 1
+needing sm90, apply). A field of the installed options class that the tables
+do not know for its release (a Triton newer than them) is passed to Triton
+unchecked, with one warning that names such fields.
 """
 from __future__ import annotations
 
 import ctypes
+import dataclasses
 import functools
-from typing import Any, Iterable, Mapping, Sequence
+import importlib
+import warnings
+from typing import Any, Iterable, Mapping, Optional, Sequence
 
-from .. import _option_text, is_option, option_names, options as option_table
+from .. import _option_text, is_option, option_names, option_releases, options as option_table
 from .._lib import TridentError, check, lib
 from .compile import TRITON_VERSION, Target
 
@@ -37,9 +43,54 @@ def backends_of(targets: Iterable[Target]) -> list[str]:
     return out
 
 
+# each table's options class in the installed Triton (the Intel fork's where it is installed)
+_CLASSES = {"cuda": ("triton.backends.nvidia.compiler", "CUDAOptions"),
+            "hip": ("triton.backends.amd.compiler", "HIPOptions"),
+            "xpu": ("triton.backends.intel.compiler", "XPUOptions")}
+
+
+@functools.lru_cache(maxsize=16)
+def installed_fields(table: str) -> Optional[tuple[str, ...]]:
+    """The fields of the installed Triton's options class for a table, in order (None: not installed)."""
+    module, cls = _CLASSES.get(table, (None, None))
+    try:
+        return tuple(f.name for f in dataclasses.fields(getattr(importlib.import_module(module), cls)))
+    except Exception:  # no such backend in this Triton
+        return None
+
+
+@functools.lru_cache(maxsize=16)
+def untabled(table: str) -> tuple[str, ...]:
+    """Fields of the installed options class that trident's table lacks for the installed release."""
+    return tuple(f for f in installed_fields(table) or () if not is_option(table, f, TRITON_VERSION))
+
+
+_warned: set[str] = set()
+
+
+def _warn_untabled(table: str) -> None:
+    if table in _warned:
+        return
+    _warned.add(table)
+    r = option_releases(table)
+    warnings.warn(f"trident.jax: {r['product']} {TRITON_VERSION} has {table} options that trident's tables "
+                  f"({r['oldest']} .. {r['newest']}) do not know: {', '.join(untabled(table))}; they are passed to "
+                  f"Triton unchecked (trident options --triton says which releases the tables know)",
+                  UserWarning, stacklevel=4)
+
+
 @functools.lru_cache(maxsize=4096)
-def _is_option(table: str, name: str) -> bool:
+def _tabled(table: str, name: str) -> bool:
     return is_option(table, name, TRITON_VERSION)
+
+
+def _is_option(table: str, name: str) -> bool:
+    if _tabled(table, name):
+        return True
+    if name in untabled(table):
+        _warn_untabled(table)
+        return True
+    return False
 
 
 @functools.lru_cache(maxsize=16)
@@ -57,7 +108,7 @@ def check_names(kernel: str, params: Sequence[str], kwargs: Mapping[str, Any], b
     for name in kwargs:
         if name in params or is_backend_option(name, tables):
             continue
-        known = {b: option_names(b, TRITON_VERSION) for b in tables}
+        known = {b: option_names(b, TRITON_VERSION) + list(untabled(b)) for b in tables}
         listed = "; ".join(f"{b}: {', '.join(n)}" for b, n in known.items())
         raise OptionError(f"kernel '{kernel}': unknown keyword argument '{name}': it is neither a parameter of the "
                           f"kernel ({', '.join(params)}) nor a backend option of Triton {TRITON_VERSION} ({listed})")
@@ -80,17 +131,18 @@ def validate(kernel: str, t: Target, options: Mapping[str, Any]) -> None:
     o = ctypes.c_void_p()
     check(L.trd_options_create(table.encode(), ctypes.byref(o)))
     try:
-        if t.name and _is_option(table, "arch"):
+        if t.name and _tabled(table, "arch"):
             L.trd_options_set(o, b"arch", t.name.encode())
         for name, value in options.items():
-            if name == "arch":
-                continue
+            if name == "arch" or not _tabled(table, name):
+                continue   # a field the tables do not know for this release: Triton checks it
             st = L.trd_options_set(o, name.encode(), _option_text(value).encode())
             if st != 0:
                 try:
                     check(st)
                 except TridentError as e:
-                    raise OptionError(f"kernel '{kernel}': option {name}={value!r} for {t}: {e.message}") from None
+                    raise OptionError(f"kernel '{kernel}': option {name}={value!r} for {t} (Triton {TRITON_VERSION}): "
+                                      f"{e.message}") from None
     finally:
         L.trd_options_destroy(o)
 
