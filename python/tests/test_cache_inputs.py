@@ -13,7 +13,7 @@ import trident.jax as jt
 from trident.jax import cache as jt_cache
 from trident.jax import compile as jt_compile
 
-from test_jax_compile import SM90, X, call_add, record  # noqa: F401  (record is a fixture)
+from test_jax_compile import SM90, X, call_add
 
 
 def entries(cache):

@@ -1090,7 +1090,7 @@ START_TEST(test_extern_libs)
     /* a missing file is an error that names it */
     TU_OK(trd_options_set(o, "extern_libs", "scale=/nonexistent/lib.spv"));
     k = fixture_kernel(rt, "extern_user", "*fp32,*fp32,i32", NULL, o);
-    TU_FAILS(trd_kernel_load(k, dev, NULL), TRD_ERR_IO, "cannot open /nonexistent/lib.spv");
+    TU_FAILS(trd_kernel_load(k, dev, NULL), TRD_ERR_NOT_FOUND, "cannot open '/nonexistent/lib.spv'");
     trd_kernel_destroy(k);
     trd_options_destroy(o);
     finish(rt);
