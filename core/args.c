@@ -84,11 +84,8 @@ static trd_status_t arg_error(const trd_kernel_t *k, uint32_t index, const struc
     va_start(ap, fmt);
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
-    char type[32];
-    if (p->type == TRD_T_PTR)
-        snprintf(type, sizeof type, "*%s", trd_scalar_name(p->elem));
-    else
-        snprintf(type, sizeof type, "%s", trd_scalar_name(p->type));
+    char type[TRD_PARAM_TYPE_MAX];
+    trd_param_type(p, type, sizeof type);
     return trd_error_set(TRD_ERR_INVALID_ARGUMENT, "kernel '%s' argument %u%s%s%s (%s): %s", k->src.name, index,
                          p->name ? " '" : "", p->name ? p->name : "", p->name ? "'" : "", type, what);
 }
@@ -214,6 +211,22 @@ static trd_status_t pack_one(const trd_kernel_t *k, const trd_device_t *dev, uin
         return TRD_OK;
     }
     return arg_error(k, index, p, "unsupported parameter type");
+}
+
+trd_status_t trd_grid_check(const uint32_t grid[3], const char *kernel)
+{
+    static const char axis[] = "xyz";
+    for (int d = 0; d < 3; d++)
+        if (grid[d] > INT32_MAX)
+            return trd_error_set(TRD_ERR_INVALID_ARGUMENT,
+                                 "kernel '%s': grid %ux%ux%u has %u programs along %c, more than 2^31-1 (Triton's "
+                                 "program ids are i32)",
+                                 kernel, grid[0], grid[1], grid[2], grid[d], axis[d]);
+    uint64_t n;
+    if (__builtin_mul_overflow((uint64_t)grid[0] * grid[1], (uint64_t)grid[2], &n) || n > INT64_MAX)
+        return trd_error_set(TRD_ERR_INVALID_ARGUMENT, "kernel '%s': grid %ux%ux%u has more than 2^63-1 programs",
+                             kernel, grid[0], grid[1], grid[2]);
+    return TRD_OK;
 }
 
 trd_status_t trd_args_pack(const trd_kernel_t *k, const trd_device_t *dev, const trd_arg_t *args,

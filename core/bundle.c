@@ -45,6 +45,7 @@ void trd_kernel_src_free(struct trd_kernel_src *src)
     if (!src)
         return;
     free(src->name);
+    free(src->origin);
     trd_signature_free(&src->sig);
     for (uint32_t i = 0; i < src->ntargets; i++)
         trd_target_free(&src->targets[i]);
@@ -322,5 +323,23 @@ TRD_API trd_status_t trd_bundle_write(const char *name, const char *signature,
     return TRD_OK;
 fail:
     json_decref(m);
+    return st;
+}
+
+TRD_API trd_status_t trd_bundle_write_file(const char *path, const char *name, const char *signature,
+                                           const trd_bundle_target_t *targets, uint32_t num_targets,
+                                           uint64_t *size)
+{
+    if (!path || !*path)
+        return trd_error_set(TRD_ERR_INVALID_ARGUMENT, "trd_bundle_write_file needs a path");
+    void *data;
+    uint64_t n;
+    trd_status_t st = trd_bundle_write(name, signature, targets, num_targets, &data, &n);
+    if (st != TRD_OK)
+        return st;
+    st = trd_file_write_atomic(path, data, (size_t)n, 0644);
+    free(data);
+    if (st == TRD_OK && size)
+        *size = n;
     return st;
 }

@@ -48,10 +48,18 @@ enum trd_scalar {
 struct trd_param {
     char *name;       /* NULL when the signature gives none */
     int32_t type;     /* enum trd_scalar */
-    int32_t elem;     /* pointee for TRD_T_PTR */
+    int32_t elem;     /* pointee for TRD_T_PTR: a scalar, or TRD_T_PTR for a pointer to pointers */
+    int32_t base;     /* TRD_T_PTR: the scalar at the end of the chain ("**fp32": fp32) */
+    uint32_t depth;   /* TRD_T_PTR: the number of '*' ("*fp32": 1) */
     uint32_t size;    /* bytes passed to the kernel (0 for constexpr) */
     uint32_t align;
 };
+
+/* Pointers to pointers: Triton's str_to_ty and its IR nest without a fixed limit, but its
+ * recursion stops them below Python's default recursion limit (Triton 3.6 compiles 983 levels). */
+#define TRD_MAX_PTR_DEPTH 1000
+/* Room for any parameter's type text ("***...fp8e4b15"). */
+#define TRD_PARAM_TYPE_MAX (TRD_MAX_PTR_DEPTH + 16)
 
 struct trd_signature {
     uint32_t count;       /* entries, constexpr included */
@@ -68,6 +76,13 @@ trd_status_t trd_signature_from_ttir(const char *ttir, size_t len, const char *n
                                      const char *what, struct trd_signature *out);
 void trd_signature_free(struct trd_signature *sig);
 trd_status_t trd_signature_copy(const struct trd_signature *src, struct trd_signature *dst);
+/* A signature given for a kernel that has its own (`what` names the kernel): the launch parameters
+ * must agree in number, order and type (either signedness fills the IR's signless integers) and in
+ * name where both name one. *out is the given signature with the names only the kernel's own has. */
+trd_status_t trd_signature_merge(const struct trd_signature *own, const struct trd_signature *given,
+                                 const char *what, struct trd_signature *out);
+/* A parameter's type in Triton's notation ("**fp32", "i32") into buf (TRD_PARAM_TYPE_MAX bytes). */
+void trd_param_type(const struct trd_param *p, char *buf, size_t cap);
 const char *trd_scalar_name(int32_t type);
 int32_t trd_scalar_parse(const char *name, size_t len);
 
@@ -124,6 +139,7 @@ int trd_target_rank(const struct trd_target *t, const trd_device_props_t *props)
 
 struct trd_kernel_src {
     char *name;
+    char *origin;              /* the input's path, for messages; NULL for bytes */
     struct trd_signature sig;  /* count == 0 when the source has none */
     uint32_t ntargets;
     struct trd_target *targets;
@@ -230,6 +246,11 @@ struct trd_kernel {
 
 /* Loads (or returns) the kernel for a device: the launch slow path. */
 trd_status_t trd_kernel_loaded(trd_kernel_t *k, trd_device_t *dev, struct trd_loaded **out);
+
+/* A launch's grid: at most 2^31-1 programs along each axis, as Triton's i32 program ids count,
+ * and fewer than 2^63 in all, so that no driver's program count wraps. Zeros pass (an empty
+ * launch). Each driver checks its device's own, lower limits. */
+trd_status_t trd_grid_check(const uint32_t grid[3], const char *kernel);
 
 /* Checks args against the signature and packs them: values into `storage`
  * (8 bytes a parameter), pointers into params[], sizes into sizes[]. */

@@ -214,19 +214,24 @@ TRD_API trd_status_t trd_kernel_create(trd_runtime_t *rt, const trd_kernel_desc_
     pthread_mutex_init(&k->load_lock, NULL);
     if ((st = read_source(desc, &k->src)) != TRD_OK)
         goto fail;
+    if (desc->path && !(k->src.origin = trd_strdup(desc->path))) {
+        st = trd_error_set(TRD_ERR_NO_MEMORY, "out of memory");
+        goto fail;
+    }
     if (desc->signature) {
         struct trd_signature given;
         char what[300];
         snprintf(what, sizeof what, "signature of kernel '%s'", k->src.name);
         if ((st = trd_signature_parse(desc->signature, what, &given)) != TRD_OK)
             goto fail;
-        if (k->src.sig.canonical && given.num_params != k->src.sig.num_params) {
-            st = trd_error_set(TRD_ERR_INVALID_ARGUMENT,
-                               "kernel '%s': the signature given has %u parameters (%s), the kernel's own %u (%s)",
-                               k->src.name, given.num_params, given.canonical, k->src.sig.num_params,
-                               k->src.sig.canonical);
+        if (k->src.sig.canonical) {
+            struct trd_signature merged;
+            snprintf(what, sizeof what, "kernel '%s'", k->src.name);
+            st = trd_signature_merge(&k->src.sig, &given, what, &merged);
             trd_signature_free(&given);
-            goto fail;
+            if (st != TRD_OK)
+                goto fail;
+            given = merged;
         }
         trd_signature_free(&k->src.sig);
         k->src.sig = given;
@@ -259,6 +264,8 @@ TRD_API trd_status_t trd_kernel_create(trd_runtime_t *rt, const trd_kernel_desc_
     *out = k;
     return TRD_OK;
 fail:
+    if (k->src.origin)
+        st = trd_error_wrap(st, "'%s'", k->src.origin);
     trd_kernel_destroy(k);
     return st;
 }
@@ -353,6 +360,15 @@ TRD_API trd_status_t trd_kernel_supports(const trd_kernel_t *k, const trd_device
     return TRD_OK;
 }
 
+/* " from '<path>'" for messages about a kernel read from a file, else "". */
+static const char *from_origin(const trd_kernel_t *k, char *buf, size_t cap)
+{
+    if (!k->src.origin)
+        return "";
+    snprintf(buf, cap, " from '%s'", k->src.origin);
+    return buf;
+}
+
 static trd_status_t no_target(const trd_kernel_t *k, const trd_device_t *dev)
 {
     struct trd_str s;
@@ -360,9 +376,10 @@ static trd_status_t no_target(const trd_kernel_t *k, const trd_device_t *dev)
     for (uint32_t i = 0; i < k->src.ntargets; i++)
         trd_str_appendf(&s, "%s%s for %s:%s", i ? ", " : "", trd_format_name(k->src.targets[i].format),
                         k->src.targets[i].meta.backend, k->src.targets[i].meta.arch);
-    trd_status_t st = trd_error_set(TRD_ERR_UNSUPPORTED, "kernel '%s' has no image %s (%s %s) can run: it has %s",
-                                    k->src.name, dev->uri, dev->props.backend, dev->props.arch,
-                                    s.buf ? s.buf : "none");
+    char from[1024];
+    trd_status_t st = trd_error_set(TRD_ERR_UNSUPPORTED, "kernel '%s'%s has no image %s (%s %s) can run: it has %s",
+                                    k->src.name, from_origin(k, from, sizeof from), dev->uri, dev->props.backend,
+                                    dev->props.arch, s.buf ? s.buf : "none");
     trd_str_free(&s);
     return st;
 }
@@ -422,8 +439,9 @@ static trd_status_t load_for(trd_kernel_t *k, trd_device_t *dev, struct trd_load
     trd_options_destroy(opts);
     if (st != TRD_OK) {
         free(l);
-        return trd_error_wrap(st, "loading %s (%s for %s) on %s", label, trd_format_name(t->format),
-                              *t->meta.arch ? t->meta.arch : t->meta.backend, dev->uri);
+        char from[1024];
+        return trd_error_wrap(st, "loading %s%s (%s for %s) on %s", label, from_origin(k, from, sizeof from),
+                              trd_format_name(t->format), *t->meta.arch ? t->meta.arch : t->meta.backend, dev->uri);
     }
     l->info.struct_size = sizeof l->info;
     l->info.format = t->format;
@@ -520,8 +538,10 @@ TRD_API trd_status_t trd_kernel_launch(trd_kernel_t *k, const trd_launch_t *laun
     if (dev->rt != k->rt)
         return trd_error_set(TRD_ERR_INVALID_ARGUMENT, "kernel '%s' and device %s belong to different runtimes",
                              k->src.name, dev->uri);
+    trd_status_t st = trd_grid_check(launch->grid, k->src.name);
+    if (st != TRD_OK)
+        return st;
     struct trd_loaded *l = atomic_load_explicit(&k->slots[dev->index], memory_order_acquire);
-    trd_status_t st;
     if (!l && (st = trd_kernel_loaded(k, dev, &l)) != TRD_OK)
         return st;
     uint64_t storage[MAX_LAUNCH_PARAMS];

@@ -9,6 +9,7 @@
 #include "core/internal.h"
 
 #define TRD_MAX_PARAMS 1024 /* entries, constexpr included; launches pass at most 512 */
+#define TRD_MAX_SIG_TEXT 65536
 
 struct scalar_row {
     const char *name;    /* Triton's notation */
@@ -87,27 +88,48 @@ void trd_signature_free(struct trd_signature *sig)
     memset(sig, 0, sizeof *sig);
 }
 
+void trd_param_type(const struct trd_param *p, char *buf, size_t cap)
+{
+    if (cap == 0)
+        return;
+    if (p->type != TRD_T_PTR) {
+        snprintf(buf, cap, "%s", trd_scalar_name(p->type));
+        return;
+    }
+    uint32_t depth = p->depth ? p->depth : 1;
+    size_t n = 0;
+    for (uint32_t i = 0; i < depth && n + 1 < cap; i++)
+        buf[n++] = '*';
+    snprintf(buf + n, cap - n, "%s", trd_scalar_name(p->depth ? p->base : p->elem));
+}
+
+/* Fills in num_params and the canonical text (its only spelling: no "*k", no aliases). */
 static trd_status_t sig_finish(struct trd_signature *sig, const char *what)
 {
     struct trd_str s;
     trd_str_init(&s);
     sig->num_params = 0;
+    char type[TRD_PARAM_TYPE_MAX];
     for (uint32_t i = 0; i < sig->count; i++) {
         struct trd_param *p = &sig->params[i];
         if (i)
             trd_str_append(&s, ",");
         if (p->name)
             trd_str_appendf(&s, "%s:", p->name);
-        if (p->type == TRD_T_PTR)
-            trd_str_appendf(&s, "*%s", p->elem == TRD_T_PTR ? "*i8" : trd_scalar_name(p->elem));
-        else
-            trd_str_append(&s, trd_scalar_name(p->type));
+        trd_param_type(p, type, sizeof type);
+        trd_str_append(&s, type);
         if (p->type != TRD_T_CONSTEXPR)
             sig->num_params++;
     }
+    size_t len = s.len;
     sig->canonical = trd_str_take(&s);
     if (!sig->canonical)
         return trd_error_set(TRD_ERR_NO_MEMORY, "out of memory for the %s", what);
+    /* what trd_signature_parse takes, so that the canonical text always reads back (aliases such as f16 and the
+     * Triton IR's names can make it longer than its source) */
+    if (len > TRD_MAX_SIG_TEXT)
+        return trd_error_set(TRD_ERR_LIMIT, "%s: the signature's canonical text is %zu characters long, more than %d",
+                             what, len, TRD_MAX_SIG_TEXT);
     return TRD_OK;
 }
 
@@ -139,6 +161,84 @@ trd_status_t trd_signature_copy(const struct trd_signature *src, struct trd_sign
     return TRD_OK;
 }
 
+/* The IR's integers are signless: a signature may read either signedness into one. */
+static int same_scalar(int32_t a, int32_t b)
+{
+    static const int32_t pairs[][2] = {{TRD_T_I1, TRD_T_U1},   {TRD_T_I8, TRD_T_U8}, {TRD_T_I16, TRD_T_U16},
+                                       {TRD_T_I32, TRD_T_U32}, {TRD_T_I64, TRD_T_U64}};
+    if (a == b)
+        return 1;
+    for (size_t i = 0; i < TRD_ARRAY_SIZE(pairs); i++)
+        if ((a == pairs[i][0] && b == pairs[i][1]) || (a == pairs[i][1] && b == pairs[i][0]))
+            return 1;
+    return 0;
+}
+
+static int same_type(const struct trd_param *a, const struct trd_param *b)
+{
+    if ((a->type == TRD_T_PTR) != (b->type == TRD_T_PTR))
+        return 0;
+    if (a->type == TRD_T_PTR)
+        return a->depth == b->depth && same_scalar(a->base, b->base);
+    return same_scalar(a->type, b->type);
+}
+
+/* The next launch parameter at or after *i (constexpr ones are not passed), or NULL. */
+static const struct trd_param *next_launched(const struct trd_signature *sig, uint32_t *i)
+{
+    while (*i < sig->count && sig->params[*i].type == TRD_T_CONSTEXPR)
+        ++*i;
+    return *i < sig->count ? &sig->params[(*i)++] : NULL;
+}
+
+trd_status_t trd_signature_merge(const struct trd_signature *own, const struct trd_signature *given,
+                                 const char *what, struct trd_signature *out)
+{
+    const char *gc = given->canonical ? given->canonical : "", *oc = own->canonical ? own->canonical : "";
+    if (given->num_params != own->num_params)
+        return trd_error_set(TRD_ERR_INVALID_ARGUMENT,
+                             "%s: the signature given (%s) has %u launch parameters, the kernel's own (%s) %u", what,
+                             gc, given->num_params, oc, own->num_params);
+    uint32_t gi = 0, oi = 0;
+    for (uint32_t j = 0; j < given->num_params; j++) {
+        const struct trd_param *g = next_launched(given, &gi), *o = next_launched(own, &oi);
+        char gt[TRD_PARAM_TYPE_MAX], ot[TRD_PARAM_TYPE_MAX];
+        trd_param_type(g, gt, sizeof gt);
+        trd_param_type(o, ot, sizeof ot);
+        if (!same_type(g, o))
+            return trd_error_set(TRD_ERR_INVALID_ARGUMENT,
+                                 "%s: the signature given (%s) contradicts the kernel's own (%s): launch parameter %u "
+                                 "is %s in the one given, %s in the kernel's",
+                                 what, gc, oc, j, gt, ot);
+        if (g->name && o->name && strcmp(g->name, o->name) != 0)
+            return trd_error_set(TRD_ERR_INVALID_ARGUMENT,
+                                 "%s: the signature given (%s) contradicts the kernel's own (%s): launch parameter %u "
+                                 "is named '%s' in the one given, '%s' in the kernel's",
+                                 what, gc, oc, j, g->name, o->name);
+    }
+    struct trd_signature m;
+    trd_status_t st = trd_signature_copy(given, &m);
+    if (st != TRD_OK)
+        return st;
+    gi = oi = 0;
+    for (uint32_t j = 0; j < m.num_params; j++) {
+        struct trd_param *g = (struct trd_param *)next_launched(&m, &gi);
+        const struct trd_param *o = next_launched(own, &oi);
+        if (!g->name && o->name && !(g->name = trd_strdup(o->name))) {
+            trd_signature_free(&m);
+            return trd_error_set(TRD_ERR_NO_MEMORY, "out of memory");
+        }
+    }
+    free(m.canonical);
+    m.canonical = NULL;
+    if ((st = sig_finish(&m, what)) != TRD_OK) {
+        trd_signature_free(&m);
+        return st;
+    }
+    *out = m;
+    return TRD_OK;
+}
+
 static int is_ident_char(char c)
 {
     return isalnum((unsigned char)c) || c == '_';
@@ -161,30 +261,38 @@ static trd_status_t sig_push(struct trd_signature *sig, uint32_t *cap, const cha
     return TRD_OK;
 }
 
-/* One Triton type ("*fp32", "i32", "constexpr", "*k*i8"): fills p. */
-static int parse_type(const char *t, size_t n, struct trd_param *p)
+static void set_pointer(struct trd_param *p, uint32_t depth, int32_t base)
 {
-    if (n > 0 && t[0] == '*') {
+    p->type = TRD_T_PTR;
+    p->elem = depth > 1 ? TRD_T_PTR : base;
+    p->base = base;
+    p->depth = depth;
+    p->size = 8;
+    p->align = 8;
+}
+
+/* One Triton type ("*fp32", "i32", "constexpr", "*k*i8"): fills p. Returns 0 when it is none,
+ * -1 when it nests more than TRD_MAX_PTR_DEPTH pointers (*depth: how many). */
+static int parse_type(const char *t, size_t n, struct trd_param *p, uint32_t *depth)
+{
+    /* Triton's str_to_ty: each '*' is a pointer to the rest, "*k" a constant one. */
+    *depth = 0;
+    while (n > 0 && t[0] == '*') {
+        ++*depth;
         t++;
         n--;
-        if (n > 0 && t[0] == 'k') { /* constant pointer (older Triton) */
+        if (n > 0 && t[0] == 'k') {
             t++;
             n--;
         }
-        p->type = TRD_T_PTR;
-        if (n > 0 && t[0] == '*') {
-            struct trd_param inner;
-            memset(&inner, 0, sizeof inner);
-            if (!parse_type(t, n, &inner))
-                return 0;
-            p->elem = TRD_T_PTR;
-        } else {
-            p->elem = trd_scalar_parse(t, n);
-            if (p->elem == TRD_T_INVALID || p->elem == TRD_T_CONSTEXPR || p->elem == TRD_T_NVTMADESC)
-                return 0;
-        }
-        p->size = 8;
-        p->align = 8;
+    }
+    if (*depth > TRD_MAX_PTR_DEPTH)
+        return -1;
+    if (*depth) {
+        int32_t base = trd_scalar_parse(t, n);
+        if (base == TRD_T_INVALID || base == TRD_T_CONSTEXPR || base == TRD_T_NVTMADESC)
+            return 0;
+        set_pointer(p, *depth, base);
         return 1;
     }
     p->type = trd_scalar_parse(t, n);
@@ -203,9 +311,9 @@ trd_status_t trd_signature_parse(const char *text, const char *what, struct trd_
     if (!text)
         return trd_error_set(TRD_ERR_INVALID_ARGUMENT, "the %s is missing", what);
     size_t total = strlen(text);
-    if (total > 65536)
-        return trd_error_set(TRD_ERR_LIMIT, "the %s is %zu characters long, more than 65536", what,
-                             total);
+    if (total > TRD_MAX_SIG_TEXT)
+        return trd_error_set(TRD_ERR_LIMIT, "the %s is %zu characters long, more than %d", what, total,
+                             TRD_MAX_SIG_TEXT);
     const char *s = text;
     /* An empty signature is a kernel without parameters. */
     while (isspace((unsigned char)*s))
@@ -256,7 +364,16 @@ trd_status_t trd_signature_parse(const char *text, const char *what, struct trd_
             while (tstart < end && isspace((unsigned char)*tstart))
                 tstart++;
         }
-        if (!parse_type(tstart, (size_t)(end - tstart), p)) {
+        uint32_t depth;
+        int parsed = parse_type(tstart, (size_t)(end - tstart), p, &depth);
+        if (parsed < 0) {
+            trd_signature_free(&sig);
+            return trd_error_set(TRD_ERR_LIMIT,
+                                 "%s: entry %u '%s' is a pointer %u levels deep, more than %d (Triton stops "
+                                 "below Python's recursion limit)",
+                                 what, index, shown, depth, TRD_MAX_PTR_DEPTH);
+        }
+        if (!parsed) {
             trd_signature_free(&sig);
             return trd_error_set(TRD_ERR_FORMAT,
                                  "%s: entry %u '%s' is not a Triton type (expected *<type>, i1, i8, "
@@ -346,29 +463,48 @@ static int ir_scalar(const char *t, size_t n, int32_t *type)
 static int ir_type(struct cursor *c, struct trd_param *p, char *err, size_t errcap)
 {
     if (starts(c, "!tt.ptr<")) {
-        c->p += 8;
+        /* "!tt.ptr<!tt.ptr<f32>, 1>": pointers nest; each may name an address space */
+        uint32_t depth = 0;
+        while (starts(c, "!tt.ptr<")) {
+            if (depth == TRD_MAX_PTR_DEPTH) {
+                snprintf(err, errcap, "a pointer more than %d levels deep", TRD_MAX_PTR_DEPTH);
+                return 0;
+            }
+            depth++;
+            c->p += 8;
+            skip_space(c);
+        }
         const char *t = c->p;
         while (c->p < c->end && (is_ident_char(*c->p)))
             c->p++;
         int32_t elem;
         if (!ir_scalar(t, (size_t)(c->p - t), &elem)) {
             char shown[64];
-            trd_quote(t, (size_t)(c->p - t), shown, sizeof shown);
+            trd_quote(t, TRD_MIN((size_t)(c->end - t), (size_t)40), shown, sizeof shown);
             snprintf(err, errcap, "pointer to unsupported element type '%s'", shown);
             return 0;
         }
-        /* optional address space: ", 1" */
-        while (c->p < c->end && *c->p != '>' && *c->p != '\n')
+        for (uint32_t i = 0; i < depth; i++) {
+            skip_space(c);
+            if (c->p < c->end && *c->p == ',') {
+                c->p++;
+                skip_space(c);
+                const char *digits = c->p;
+                while (c->p < c->end && isdigit((unsigned char)*c->p))
+                    c->p++;
+                if (c->p == digits) {
+                    snprintf(err, errcap, "expected an address space after ',' in !tt.ptr<...>");
+                    return 0;
+                }
+                skip_space(c);
+            }
+            if (c->p >= c->end || *c->p != '>') {
+                snprintf(err, errcap, "unterminated !tt.ptr<...>");
+                return 0;
+            }
             c->p++;
-        if (c->p >= c->end || *c->p != '>') {
-            snprintf(err, errcap, "unterminated !tt.ptr<...>");
-            return 0;
         }
-        c->p++;
-        p->type = TRD_T_PTR;
-        p->elem = elem;
-        p->size = 8;
-        p->align = 8;
+        set_pointer(p, depth, elem);
         return 1;
     }
     const char *t = c->p;
@@ -476,7 +612,8 @@ trd_status_t trd_signature_from_ttir(const char *ttir, size_t len, const char *n
                     const char *qe = q;
                     while (qe < c.end && is_ident_char(*qe))
                         qe++;
-                    if (qe < c.end && *qe == '"' && qe > q && !(p->name = trd_strndup(q, (size_t)(qe - q)))) {
+                    if (qe < c.end && *qe == '"' && qe > q && !isdigit((unsigned char)*q) &&
+                        !(p->name = trd_strndup(q, (size_t)(qe - q)))) {
                         trd_signature_free(&sig);
                         return trd_error_set(TRD_ERR_NO_MEMORY, "out of memory");
                     }

@@ -91,10 +91,11 @@ char *trd_str_take(struct trd_str *s)
         trd_str_free(s);
         return NULL;
     }
-    if (!s->buf && !str_reserve(s, 0))
-        return NULL;
-    if (!s->buf)
-        return NULL;
+    if (!s->buf) { /* nothing appended: an empty string, terminated */
+        if (!str_reserve(s, 0))
+            return NULL;
+        s->buf[0] = '\0';
+    }
     char *p = s->buf;
     trd_str_init(s);
     return p;
@@ -352,10 +353,10 @@ int trd_parse_u64(const char *s, uint64_t *out)
 
 void trd_quote(const char *s, size_t n, char *out, size_t outcap)
 {
-    size_t o = 0;
+    size_t o = 0, i = 0;
     if (outcap == 0)
         return;
-    for (size_t i = 0; i < n && o + 5 < outcap; i++) {
+    for (; i < n && o + 5 < outcap; i++) {
         unsigned char c = (unsigned char)s[i];
         if (c >= 0x20 && c < 0x7f && c != '\\') {
             out[o++] = (char)c;
@@ -363,8 +364,8 @@ void trd_quote(const char *s, size_t n, char *out, size_t outcap)
             o += (size_t)snprintf(out + o, outcap - o, "\\x%02x", c);
         }
     }
-    if (n > 0 && o + 5 >= outcap && outcap > 4) {
-        o = outcap - 4;
+    if (i < n && outcap > 4) { /* cut: "..." right after what was written */
+        o = TRD_MIN(o, outcap - 4);
         memcpy(out + o, "...", 3);
         o += 3;
     }

@@ -26,7 +26,7 @@ F="$ROOT/tests/fixtures"
 seed() { for f in "${@:2}"; do cp "$f" "corpus/$1/$(echo "$f" | md5sum | cut -c1-12)"; done; }
 seed fuzz_metadata "$F"/triton/*/*/*.json
 seed fuzz_signature "$F"/triton/cuda/*/*.ttir
-echo -n "x:*fp32,y:*fp16,n:i32,B:constexpr" > corpus/fuzz_signature/text
+cp "$ROOT"/fuzz/seeds/signature/* corpus/fuzz_signature/
 cp "$ROOT"/fuzz/seeds/config/* corpus/fuzz_config/
 ./tools/trident options > corpus/fuzz_config/all.ini
 cp corpus/fuzz_config/* corpus/fuzz_ini_file/

@@ -1,6 +1,8 @@
 /* test_cli.c: the trident command line, run as a program, its output parsed
  * (JSON through jansson): devices, drivers, options (whose output is a valid
- * trident.ini), config check/show, run, info, bundle, exit codes. */
+ * trident.ini), config check/show, run, info, bundle, exit codes, and bad
+ * input (signatures, grids, scalars, files, a full disk under bundle -o). */
+#include <fcntl.h>
 #include <jansson.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -8,6 +10,17 @@
 #include "tests/testutil.h"
 
 static char out[1 << 20];
+
+/* Runs a shell command line, its output into `out`; returns the exit status. */
+static int capture(const char *cmd)
+{
+    FILE *p = popen(cmd, "r");
+    ck_assert_ptr_nonnull(p);
+    size_t n = fread(out, 1, sizeof out - 1, p);
+    out[n] = '\0';
+    int st = pclose(p);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
 
 /* Runs `trident ARGS` (stderr joined to stdout); returns the exit status. */
 static int trident(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -19,12 +32,7 @@ static int trident(const char *fmt, ...)
     vsnprintf(args, sizeof args, fmt, ap);
     va_end(ap);
     snprintf(cmd, sizeof cmd, "%s/tools/trident %s 2>&1", tu_builddir(), args);
-    FILE *p = popen(cmd, "r");
-    ck_assert_ptr_nonnull(p);
-    size_t n = fread(out, 1, sizeof out - 1, p);
-    out[n] = '\0';
-    int st = pclose(p);
-    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+    return capture(cmd);
 }
 
 static json_t *parse(void)
@@ -295,6 +303,211 @@ START_TEST(info_and_bundle)
 }
 END_TEST
 
+/* ------------------------------------------------------ input reliability */
+
+/* Runs a shell command line (stderr joined to stdout) into `out`; returns the exit status. */
+static int shell(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+static int shell(const char *fmt, ...)
+{
+    char cmd[9000];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd, sizeof cmd, fmt, ap);
+    va_end(ap);
+    char full[9100];
+    snprintf(full, sizeof full, "(%s) 2>&1", cmd);
+    return capture(full);
+}
+
+static int count(const char *hay, const char *needle)
+{
+    int n = 0;
+    for (const char *p = hay; (p = strstr(p, needle)); p++)
+        n++;
+    return n;
+}
+
+/* A kernel without parameters, end to end: info shows an empty signature (MALLOC_PERTURB_ fills new heap bytes,
+ * so an unterminated one shows), run launches every program once, bundle keeps it. */
+START_TEST(cli_zero_parameters)
+{
+    const char *so = tu_host_kernel("noparams_kernel");
+    ck_assert_int_eq(shell("MALLOC_PERTURB_=85 %s/tools/trident info %s -n noparams_kernel -s ''", tu_builddir(), so), 0);
+    ck_assert_msg(strstr(out, "kernel noparams_kernel\nsignature \nparameters 0\n"), "%s", out);
+    ck_assert_int_eq(trident("run %s -n noparams_kernel -s '' -g 3,2", so), 0);
+    for (int y = 0; y < 2; y++)
+        for (int x = 0; x < 3; x++) {
+            char line[80];
+            snprintf(line, sizeof line, "noparams_kernel program %d,%d,0 of 3,2,1\n", x, y);
+            ck_assert_msg(count(out, line) == 1, "%s: %s", line, out);
+        }
+    ck_assert_int_eq(count(out, "noparams_kernel program"), 6);
+    ck_assert_int_eq(trident("run %s -n noparams_kernel -s '' 1", so), 2);
+    ck_assert_ptr_nonnull(strstr(out, "takes 0 arguments (), 1 given"));
+    char path[64] = "/tmp/trd_bundle_XXXXXX";
+    close(mkstemp(path));
+    ck_assert_int_eq(trident("bundle -o %s -n noparams_kernel -s '' %s", path, so), 0);
+    ck_assert_int_eq(shell("MALLOC_PERTURB_=85 %s/tools/trident info %s", tu_builddir(), path), 0);
+    ck_assert_msg(strstr(out, "signature \nparameters 0\n"), "%s", out);
+    ck_assert_int_eq(trident("run %s -g 2 --json", path), 0);
+    ck_assert_int_eq(count(out, "noparams_kernel program"), 2);
+    unlink(path);
+}
+END_TEST
+
+/* Pointers to pointers keep their type; one nested deeper than Triton compiles is an error naming the entry,
+ * never a crash (65000 '*' fit the 65536-character limit). */
+START_TEST(cli_deep_pointers)
+{
+    const char *so = tu_host_kernel("add_kernel");
+    ck_assert_int_eq(trident("info %s -n add_kernel -s 'pp:**fp32,*k*i8'", so), 0);
+    ck_assert_msg(strstr(out, "signature pp:**fp32,**i8\nparameters 2"), "%s", out);
+    ck_assert_int_eq(shell("S=$(printf '%%65000s' '' | tr ' ' '*'); %s/tools/trident info %s -n add_kernel -s \"p:${S}i32\"",
+                           tu_builddir(), so),
+                     1);
+    ck_assert_msg(strstr(out, "signature of kernel 'add_kernel': entry 0 'p:****"), "%s", out);
+    ck_assert_msg(strstr(out, "is a pointer 65000 levels deep, more than 1000"), "%s", out);
+}
+END_TEST
+
+/* -s for a kernel that knows its signature: a contradiction is an error naming both (it used to launch the
+ * bundle's kernel with integers for pointers); the other signedness of an integer runs. */
+START_TEST(cli_signature_contradiction)
+{
+    const char *bundle = tu_path("%s/examples/add_kernel.trdb", tu_builddir());
+    ck_assert_int_eq(trident("run %s -s i64,i64,i64,i32 1 2 3 4", bundle), 1);
+    ck_assert_msg(strstr(out, "the signature given (i64,i64,i64,i32) contradicts the kernel's own "
+                              "(x_ptr:*fp32,y_ptr:*fp32,out_ptr:*fp32,n_elements:i32)"),
+                  "%s", out);
+    ck_assert_int_eq(trident("run %s -s '*fp32,*fp32,*fp32,u32' buf:8:seq buf:8:const:0.5 buf:8 8 -p 8", bundle), 0);
+    ck_assert_msg(strstr(out, "(x_ptr:*fp32,y_ptr:*fp32,out_ptr:*fp32,n_elements:u32)"), "%s", out);
+    ck_assert_msg(strstr(out, "arg 2 out_ptr (*fp32): 0.5 1.5 2.5 3.5 4.5 5.5 6.5 7.5\n"), "%s", out);
+}
+END_TEST
+
+/* Grids and numbers: decimal (or 0x hex for scalars) only, in range, else a usage error before anything runs. */
+START_TEST(cli_grid_and_scalars)
+{
+    const char *bundle = tu_path("%s/examples/add_kernel.trdb", tu_builddir());
+    const char *grids[] = {"4194304,2097152,2097152", "0x4", "0", "4,0", "2147483648", "1,,1", "1,2,3,4", "+4", "4 ",
+                           "-4", "1e3"};
+    for (size_t i = 0; i < TU_LEN(grids); i++) {
+        ck_assert_msg(trident("run %s -g '%s' buf:4 buf:4 buf:4 4", bundle, grids[i]) == 2, "-g %s: %s", grids[i], out);
+        ck_assert_msg(strstr(out, "--grid"), "%s", out);
+    }
+    ck_assert_int_eq(trident("run %s -g 4194304,2097152,2097152 buf:4 buf:4 buf:4 4", bundle), 2);
+    ck_assert_ptr_nonnull(strstr(out, "more than 2^63-1 programs"));
+    ck_assert_int_eq(trident("run %s -g 2x1 buf:2048:seq buf:2048:seq buf:2048 2048 -p 2048", bundle), 0);
+    ck_assert_ptr_nonnull(strstr(out, "grid 2x1x1"));
+    ck_assert_msg(strstr(out, " 4094\n"), "%s", out); /* the second program ran */
+
+    /* 010 is ten (not octal eight): every element of ten is added */
+    ck_assert_int_eq(trident("run %s buf:10:seq buf:10:seq buf:10 010 -p 10", bundle), 0);
+    ck_assert_msg(strstr(out, "arg 2 out_ptr (*fp32): 0 2 4 6 8 10 12 14 16 18\n"), "%s", out);
+    ck_assert_int_eq(trident("run %s buf:10:seq buf:10:seq buf:10 0xa -p 10", bundle), 0);
+    ck_assert_msg(strstr(out, " 16 18\n"), "%s", out);
+
+    const char *so = tu_host_kernel("scalars_kernel");
+    struct {
+        const char *sig, *args, *needle;
+    } bad[] = {
+        {"*fp64,i8", "300", "argument 1 (i8): '300' is out of range for i8 (-128 .. 127)"},
+        {"*fp64,i8", "-129", "out of range for i8"},
+        {"*fp64,i32", "1099511627776", "'1099511627776' is out of range for i32"},
+        {"*fp64,u32", "-1", "'-1' is out of range for u32 (0 .. 4294967295)"},
+        {"*fp64,u32", "4294967296", "out of range for u32"},
+        {"*fp64,i64", "9223372036854775808", "out of range for i64"},
+        {"*fp64,u64", "18446744073709551616", "out of range for u64"},
+        {"*fp64,i1", "2", "out of range for i1 (0 .. 1)"},
+        {"*fp64,i32", "1.5", "'1.5' is not an integer"},
+        {"*fp64,i32", "0x", "is not an integer"},
+        {"*fp64,i32", "1-", "is not an integer"},
+        {"*fp64,fp16", "65536", "'65536' is out of range (the largest finite fp16 is 65504)"},
+        {"*fp64,fp32", "1e39", "out of range"},
+        {"*fp64,fp64", "1e999", "out of range"},
+        {"*fp64,fp8e5", "0x100", "is not an fp8 scalar"},
+    };
+    for (size_t i = 0; i < TU_LEN(bad); i++) {
+        ck_assert_msg(trident("run %s -n scalars_kernel -s '%s' buf:1 %s", so, bad[i].sig, bad[i].args) == 2, "%s %s: %s",
+                      bad[i].sig, bad[i].args, out);
+        ck_assert_msg(strstr(out, bad[i].needle), "%s %s: %s", bad[i].sig, bad[i].args, out);
+        ck_assert_msg(!strstr(out, "kernel scalars_kernel ("), "it ran: %s", out);
+    }
+    /* the ends of every range pass, exactly */
+    ck_assert_int_eq(trident("run %s -n scalars_kernel -s '*fp64,i8,i16,i32,i64,u32,u64,fp16,bf16,fp32,fp64,i1' buf:11 "
+                             "-128 -32768 -2147483648 -9223372036854775808 4294967295 0xffffffffffffffff 65504 -1 1.5 "
+                             "2.5 1 -p 11",
+                             so),
+                     0);
+    ck_assert_msg(strstr(out, ": -128 -32768 -2.14748e+09 -9.22337e+18 4.29497e+09 1.84467e+19 65504 -1 1.5 2.5 1\n"),
+                  "%s", out);
+}
+END_TEST
+
+/* Messages name the input once and say what is wrong. */
+START_TEST(cli_messages)
+{
+    const char *so = tu_host_kernel("add_kernel");
+    ck_assert_int_eq(trident("run %s buf:1 buf:1 buf:1 1", so), 1);
+    ck_assert_msg(count(out, so) == 1 && strstr(out, "a raw image needs the kernel's name"), "%s", out);
+    char path[64] = "/tmp/trd_notelf_XXXXXX.so";
+    int fd = mkstemps(path, 3);
+    ck_assert_int_eq(write(fd, "\x7f" "ELF garbage", 12), 12);
+    close(fd);
+    ck_assert_int_eq(trident("run %s -n add_kernel -s '*fp32,*fp32,*fp32,i32' buf:1 buf:1 buf:1 1", path), 1);
+    ck_assert_msg(count(out, path) == 1 && strstr(out, "does not load"), "%s", out);
+    ck_assert_int_eq(trident("info %s", path), 1);
+    ck_assert_msg(count(out, path) == 1, "%s", out);
+    /* buf:file: sizes */
+    const char *bundle = tu_path("%s/examples/add_kernel.trdb", tu_builddir());
+    ck_assert_int_eq(write(fd = open(path, O_WRONLY | O_TRUNC), "abc", 3), 3);
+    close(fd);
+    ck_assert_int_eq(trident("run %s buf:file:%s buf:1 buf:1 1", bundle, path), 1);
+    ck_assert_msg(strstr(out, "has 3 bytes, not a whole, positive number of elements of 4 bytes") &&
+                      !strstr(out, "0 elements"), "%s", out);
+    ck_assert_int_eq(trident("run %s buf:2:file:%s buf:1 buf:1 1", bundle, path), 1);
+    ck_assert_msg(strstr(out, "has 3 bytes, not the COUNT elements given of 4 bytes (8 bytes)"), "%s", out);
+    ck_assert_int_eq(trident("run %s buf:file:/dev/zero buf:1 buf:1 1", bundle), 1);
+    ck_assert_msg(strstr(out, "'/dev/zero' is not a regular file"), "%s", out);
+    unlink(path);
+    /* bundle: a missing input cannot be opened, whatever else is missing */
+    ck_assert_int_eq(trident("bundle -o %s /nonexistent/missing.so", path), 1);
+    ck_assert_msg(strstr(out, "cannot open '/nonexistent/missing.so'") && !strstr(out, "--signature"), "%s", out);
+}
+END_TEST
+
+/* bundle -o replaces the output whole or not at all: with the file size limited (a full disk), the write fails,
+ * the old bundle stays intact and no temporary is left. */
+START_TEST(cli_bundle_atomic)
+{
+    char dir[] = "/tmp/trd_bundle_XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    const char *path = tu_path("%s/k.trdb", dir);
+    char inputs[1024];
+    snprintf(inputs, sizeof inputs, "%s %s %s", tu_fixture("cuda", "scalars"), tu_fixture("hip", "scalars"),
+             tu_host_kernel("scalars_kernel"));
+    ck_assert_int_eq(trident("bundle -o %s %s", path, inputs), 0);
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    static char before[1 << 20], after[1 << 20];
+    size_t n = fread(before, 1, sizeof before, f);
+    fclose(f);
+    ck_assert_uint_gt(n, 4096);
+    ck_assert_int_eq(shell("trap '' XFSZ; ulimit -f 2; exec %s/tools/trident bundle -o %s -n scalars_kernel %s %s",
+                           tu_builddir(), path, tu_fixture("cuda", "scalars"), tu_fixture("hip", "scalars")),
+                     1);
+    ck_assert_msg(strstr(out, "File too large"), "%s", out);
+    f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    size_t m = fread(after, 1, sizeof after, f);
+    fclose(f);
+    ck_assert_uint_eq(m, n);
+    ck_assert_int_eq(memcmp(before, after, n), 0);
+    ck_assert_int_eq(remove(path), 0);
+    ck_assert_int_eq(rmdir(dir), 0); /* fails if a temporary was left */
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("cli");
@@ -307,6 +520,15 @@ static Suite *suite(void)
     tcase_add_test(t, run_and_dump);
     tcase_add_test(t, info_and_bundle);
     suite_add_tcase(s, t);
+    TCase *in = tcase_create("input");
+    tcase_set_timeout(in, 300);
+    tcase_add_test(in, cli_zero_parameters);
+    tcase_add_test(in, cli_deep_pointers);
+    tcase_add_test(in, cli_signature_contradiction);
+    tcase_add_test(in, cli_grid_and_scalars);
+    tcase_add_test(in, cli_messages);
+    tcase_add_test(in, cli_bundle_atomic);
+    suite_add_tcase(s, in);
     return s;
 }
 

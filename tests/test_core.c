@@ -2,7 +2,9 @@
  * errors, struct sizes, the optional driver ops, signatures (text and Triton
  * IR), Triton metadata, bundles (round trip and corruption), Triton cache
  * entries, image formats, target selection, argument packing, fp16/bf16
- * conversion and SHA-256. */
+ * conversion and SHA-256; bad input: empty and deeply nested signatures, a
+ * given signature against the kernel's own, grid limits, bundle files. */
+#include <malloc.h>
 #include <pthread.h>
 #include <unistd.h>
 
@@ -696,6 +698,354 @@ START_TEST(file_write_atomic_concurrent)
 }
 END_TEST
 
+/* ------------------------------------------- input reliability (signatures, grids, bundle files) */
+
+/* A bundle of the host kernel examples/host/<name>.so with that signature (trd_free it). */
+static void *host_bundle(const char *name, const char *signature, uint64_t *size)
+{
+    char *so;
+    size_t len;
+    TU_OK(trd_file_read(tu_host_kernel(name), 1 << 24, &so, &len));
+    trd_bundle_target_t t = {.struct_size = sizeof t, .format = TRD_FORMAT_HOST_SO, .arch = "", .image = so,
+                             .image_size = len};
+    void *data;
+    TU_OK(trd_bundle_write(name, signature, &t, 1, &data, size));
+    free(so);
+    return data;
+}
+
+/* A kernel without parameters: its empty signature is a terminated "" (M_PERTURB fills new heap bytes, so an
+ * unterminated one shows), through parsing, a bundle and the kernel's info, and it launches on the host, every
+ * program once (the kernel reports itself on stdout, read here through a pipe). */
+START_TEST(signature_empty_zero_parameters)
+{
+    mallopt(M_PERTURB, 0x55);
+    struct trd_signature s;
+    const char *empties[] = {"", "  \t"};
+    for (size_t i = 0; i < TU_LEN(empties); i++) {
+        TU_OK(trd_signature_parse(empties[i], "empty", &s));
+        ck_assert_uint_eq(s.count, 0);
+        ck_assert_uint_eq(s.num_params, 0);
+        ck_assert_str_eq(s.canonical, "");
+        trd_signature_free(&s);
+    }
+    const char *ir = "tt.func public @z() attributes {noinline = false} {";
+    TU_OK(trd_signature_from_ttir(ir, strlen(ir), "z", "ttir", &s));
+    ck_assert_str_eq(s.canonical, "");
+    trd_signature_free(&s);
+
+    uint64_t size;
+    void *data = host_bundle("noparams_kernel", "", &size);
+    trd_runtime_t *rt = tu_runtime(NULL, NULL);
+    trd_kernel_t *k;
+    trd_kernel_desc_t d = {.struct_size = sizeof d, .data = data, .size = size};
+    TU_OK(trd_kernel_create(rt, &d, &k));
+    trd_free(data);
+    trd_kernel_info_t info = {.struct_size = sizeof info};
+    TU_OK(trd_kernel_get_info(k, &info));
+    ck_assert_str_eq(info.signature, "");
+    ck_assert_uint_eq(info.num_params, 0);
+    mallopt(M_PERTURB, 0);
+
+    trd_device_t *dev;
+    TU_OK(trd_runtime_device_find(rt, "host:0", &dev));
+    trd_stream_t *st;
+    TU_OK(trd_stream_create(dev, &st));
+    int fds[2];
+    ck_assert_int_eq(pipe(fds), 0);
+    fflush(stdout);
+    int saved = dup(1);
+    ck_assert_int_eq(dup2(fds[1], 1), 1);
+    trd_launch_t l = {.struct_size = sizeof l, .grid = {2, 3, 2}, .num_args = 0, .args = NULL, .stream = st};
+    trd_status_t launched = trd_kernel_launch(k, &l);
+    trd_status_t synced = trd_stream_synchronize(st);
+    ck_assert_int_eq(dup2(saved, 1), 1);
+    close(saved);
+    close(fds[1]);
+    char out[4096];
+    size_t n = 0;
+    ssize_t r;
+    while (n < sizeof out - 1 && (r = read(fds[0], out + n, sizeof out - 1 - n)) > 0)
+        n += (size_t)r;
+    out[n] = '\0';
+    close(fds[0]);
+    ck_assert_msg(launched == TRD_OK && synced == TRD_OK, "%s", trd_error_message());
+    for (uint32_t z = 0; z < 2; z++)
+        for (uint32_t y = 0; y < 3; y++)
+            for (uint32_t x = 0; x < 2; x++) {
+                char line[96];
+                snprintf(line, sizeof line, "noparams_kernel program %u,%u,%u of 2,3,2\n", x, y, z);
+                char *at = strstr(out, line);
+                ck_assert_msg(at && !strstr(at + 1, line), "program %u,%u,%u ran %s: %s", x, y, z, at ? "twice" : "never",
+                              out);
+            }
+    ck_assert_uint_eq(n, 12 * strlen("noparams_kernel program 0,0,0 of 2,3,2\n"));
+    trd_stream_destroy(st);
+    trd_kernel_destroy(k);
+    trd_runtime_destroy(rt);
+}
+END_TEST
+
+/* Pointers to pointers keep their pointee (Triton's str_to_ty nests them, "*k" included), up to
+ * TRD_MAX_PTR_DEPTH; deeper ones are refused with the input and the entry named, without recursion (65000
+ * levels fit the 65536-character limit). */
+START_TEST(signature_deep_pointers)
+{
+    struct trd_signature s;
+    TU_OK(trd_signature_parse("pp:**fp32,*k*i8,**kbf16,n:i32", "sig", &s));
+    ck_assert_str_eq(s.canonical, "pp:**fp32,**i8,**bf16,n:i32");
+    ck_assert_uint_eq(s.num_params, 4);
+    ck_assert_int_eq(s.params[0].type, TRD_T_PTR);
+    ck_assert_int_eq(s.params[0].elem, TRD_T_PTR);
+    ck_assert_int_eq(s.params[0].base, TRD_T_FP32);
+    ck_assert_uint_eq(s.params[0].depth, 2);
+    ck_assert_uint_eq(s.params[0].size, 8);
+    ck_assert_uint_eq(s.params[3].depth, 0);
+    trd_signature_free(&s);
+
+    char *text = malloc(70000);
+    ck_assert_ptr_nonnull(text);
+    const size_t depths[] = {TRD_MAX_PTR_DEPTH, TRD_MAX_PTR_DEPTH + 1, 65000};
+    for (size_t i = 0; i < TU_LEN(depths); i++) {
+        memcpy(text, "n:i32,p:", 8);
+        memset(text + 8, '*', depths[i]);
+        strcpy(text + 8 + depths[i], "fp16");
+        trd_status_t st = trd_signature_parse(text, "signature of kernel 'deep'", &s);
+        if (depths[i] <= TRD_MAX_PTR_DEPTH) {
+            ck_assert_msg(st == TRD_OK, "%s", trd_error_message());
+            ck_assert_uint_eq(s.params[1].depth, depths[i]);
+            ck_assert_int_eq(s.params[1].base, TRD_T_FP16);
+            ck_assert_str_eq(s.canonical, text);
+            trd_signature_free(&s);
+        } else {
+            char want[128];
+            snprintf(want, sizeof want, "signature of kernel 'deep': entry 1 'p:***");
+            ck_assert_int_eq(st, TRD_ERR_LIMIT);
+            ck_assert_msg(strstr(trd_error_message(), want), "%s", trd_error_message());
+            snprintf(want, sizeof want, "is a pointer %zu levels deep, more than %d", depths[i], TRD_MAX_PTR_DEPTH);
+            ck_assert_msg(strstr(trd_error_message(), want), "%s", trd_error_message());
+        }
+    }
+    free(text);
+    TU_FAILS(trd_signature_parse("**constexpr", "sig", &s), TRD_ERR_FORMAT, "entry 0 '**constexpr' is not a Triton type");
+    TU_FAILS(trd_signature_parse("*k", "sig", &s), TRD_ERR_FORMAT, "not a Triton type");
+
+    /* Triton IR spells them nested, each level with an optional address space */
+    const char *ir = "tt.func public @k(%pp: !tt.ptr<!tt.ptr<f32>> loc(\"pp\"(#loc)), %q: !tt.ptr< !tt.ptr<!tt.ptr<i8, 1> >, 1 >, "
+                     "%arg2: i32 loc(\"1n\"(#loc)))";
+    TU_OK(trd_signature_from_ttir(ir, strlen(ir), "k", "ttir", &s));
+    ck_assert_str_eq(s.canonical, "pp:**fp32,q:***i8,i32"); /* "1n" is no identifier: not a name */
+    trd_signature_free(&s);
+    const char *bad[] = {"tt.func public @k(%a: !tt.ptr<!tt.ptr<f32>)", "tt.func public @k(%a: !tt.ptr<f32, >)",
+                         "tt.func public @k(%a: !tt.ptr<!tt.ptr<tensor<4xf32>>>)"};
+    for (size_t i = 0; i < TU_LEN(bad); i++)
+        TU_FAILS(trd_signature_from_ttir(bad[i], strlen(bad[i]), "k", "ttir", &s), TRD_ERR_FORMAT, "ttir");
+    struct trd_str deep;
+    trd_str_init(&deep);
+    trd_str_append(&deep, "tt.func public @k(%a: ");
+    for (int i = 0; i <= TRD_MAX_PTR_DEPTH; i++)
+        trd_str_append(&deep, "!tt.ptr<");
+    trd_str_append(&deep, "f32");
+    for (int i = 0; i <= TRD_MAX_PTR_DEPTH; i++)
+        trd_str_append(&deep, ">");
+    trd_str_append(&deep, ")");
+    TU_FAILS(trd_signature_from_ttir(deep.buf, deep.len, "k", "ttir", &s), TRD_ERR_FORMAT, "more than 1000 levels");
+    trd_str_free(&deep);
+}
+END_TEST
+
+/* A signature given for a kernel with its own must agree with it: another type, another count or another name is
+ * an error naming both; the other signedness of an integer (the IR is signless) is taken, with the kernel's names,
+ * and launches right. */
+START_TEST(signature_given_contradicts)
+{
+    uint64_t size;
+    void *data = host_bundle("add_kernel", "x_ptr:*fp32,y_ptr:*fp32,out_ptr:*fp32,n_elements:i32", &size);
+    trd_runtime_t *rt = tu_runtime(NULL, NULL);
+    trd_kernel_t *k;
+    trd_kernel_desc_t d = {.struct_size = sizeof d, .data = data, .size = size, .signature = "i64,i64,i64,i32"};
+    TU_FAILS(trd_kernel_create(rt, &d, &k), TRD_ERR_INVALID_ARGUMENT,
+             "kernel 'add_kernel': the signature given (i64,i64,i64,i32) contradicts the kernel's own "
+             "(x_ptr:*fp32,y_ptr:*fp32,out_ptr:*fp32,n_elements:i32): launch parameter 0 is i64 in the one given, *fp32");
+    d.signature = "*fp32,*fp32,**fp32,i32";
+    TU_FAILS(trd_kernel_create(rt, &d, &k), TRD_ERR_INVALID_ARGUMENT, "launch parameter 2 is **fp32 in the one given");
+    d.signature = "*fp32,*fp32,*fp32";
+    TU_FAILS(trd_kernel_create(rt, &d, &k), TRD_ERR_INVALID_ARGUMENT, "has 3 launch parameters, the kernel's own");
+    d.signature = "a:*fp32,*fp32,*fp32,i32";
+    TU_FAILS(trd_kernel_create(rt, &d, &k), TRD_ERR_INVALID_ARGUMENT, "is named 'a' in the one given, 'x_ptr'");
+    d.signature = "*fp32,*fp32,*fp32,n_elements:u32,BLOCK:constexpr";
+    TU_OK(trd_kernel_create(rt, &d, &k));
+    trd_kernel_info_t info = {.struct_size = sizeof info};
+    TU_OK(trd_kernel_get_info(k, &info));
+    ck_assert_str_eq(info.signature, "x_ptr:*fp32,y_ptr:*fp32,out_ptr:*fp32,n_elements:u32,BLOCK:constexpr");
+    trd_free(data);
+
+    enum { N = 3000 };
+    float x[N], y[N], o[N];
+    tu_fill_f32(x, N, 21);
+    tu_fill_f32(y, N, 22);
+    trd_device_t *dev;
+    TU_OK(trd_runtime_device_find(rt, "host:0", &dev));
+    trd_buffer_t *bx, *by, *bo;
+    TU_OK(trd_buffer_alloc(dev, sizeof x, &bx));
+    TU_OK(trd_buffer_alloc(dev, sizeof y, &by));
+    TU_OK(trd_buffer_alloc(dev, sizeof o, &bo));
+    TU_OK(trd_buffer_write(bx, 0, x, sizeof x, NULL));
+    TU_OK(trd_buffer_write(by, 0, y, sizeof y, NULL));
+    trd_arg_t args[] = {trd_arg_buffer(bx), trd_arg_buffer(by), trd_arg_buffer(bo), trd_arg_uint(N)};
+    trd_launch_t l = {.struct_size = sizeof l, .grid = {3, 1, 1}, .num_args = 4, .args = args, .device = dev};
+    TU_OK(trd_kernel_launch(k, &l));
+    TU_OK(trd_buffer_read(bo, 0, o, sizeof o, NULL));
+    for (int i = 0; i < N; i++)
+        ck_assert_msg(o[i] == x[i] + y[i], "out[%d]", i);
+    trd_buffer_free(bx);
+    trd_buffer_free(by);
+    trd_buffer_free(bo);
+    trd_kernel_destroy(k);
+
+    struct trd_signature own, given, merged;
+    TU_OK(trd_signature_parse("a:*fp32,n:i64", "own", &own));
+    TU_OK(trd_signature_parse("C:constexpr,*fp32,m:u64", "given", &given));
+    TU_FAILS(trd_signature_merge(&own, &given, "kernel 'm'", &merged), TRD_ERR_INVALID_ARGUMENT,
+             "launch parameter 1 is named 'm' in the one given, 'n' in the kernel's");
+    trd_signature_free(&given);
+    TU_OK(trd_signature_parse("C:constexpr,*fp32,u64", "given", &given));
+    TU_OK(trd_signature_merge(&own, &given, "kernel 'm'", &merged));
+    ck_assert_str_eq(merged.canonical, "C:constexpr,a:*fp32,n:u64");
+    trd_signature_free(&merged);
+    trd_signature_free(&given);
+    trd_signature_free(&own);
+    trd_runtime_destroy(rt);
+}
+END_TEST
+
+/* trd_kernel_launch refuses a grid whose program count overflows (2^22 x 2^21 x 2^21 wraps 64 bits to 0) or that
+ * Triton's i32 program ids cannot number, before loading anything; an empty grid stays a no-op. */
+START_TEST(launch_grid_overflow)
+{
+    uint64_t size;
+    void *data = host_bundle("add_kernel", "x_ptr:*fp32,y_ptr:*fp32,out_ptr:*fp32,n_elements:i32", &size);
+    trd_runtime_t *rt = tu_runtime(NULL, NULL);
+    trd_kernel_t *k;
+    trd_kernel_desc_t d = {.struct_size = sizeof d, .data = data, .size = size};
+    TU_OK(trd_kernel_create(rt, &d, &k));
+    trd_free(data);
+    trd_device_t *dev;
+    TU_OK(trd_runtime_device_find(rt, "host:0", &dev));
+    trd_arg_t args[] = {trd_arg_ptr(NULL), trd_arg_ptr(NULL), trd_arg_ptr(NULL), trd_arg_int(0)};
+    trd_launch_t l = {.struct_size = sizeof l, .grid = {4194304, 2097152, 2097152}, .num_args = 4, .args = args,
+                      .device = dev};
+    TU_FAILS(trd_kernel_launch(k, &l), TRD_ERR_INVALID_ARGUMENT,
+             "kernel 'add_kernel': grid 4194304x2097152x2097152 has more than 2^63-1 programs");
+    l.grid[0] = 1u << 31;
+    l.grid[1] = l.grid[2] = 1;
+    TU_FAILS(trd_kernel_launch(k, &l), TRD_ERR_INVALID_ARGUMENT, "has 2147483648 programs along x, more than 2^31-1");
+    l.grid[0] = 0;
+    l.grid[2] = UINT32_MAX;
+    TU_FAILS(trd_kernel_launch(k, &l), TRD_ERR_INVALID_ARGUMENT, "along z");
+    l.grid[2] = 7;
+    TU_OK(trd_kernel_launch(k, &l)); /* empty: nothing runs */
+    const uint32_t ok[3] = {INT32_MAX, INT32_MAX, 2};
+    TU_OK(trd_grid_check(ok, "k"));
+    const uint32_t over[3] = {INT32_MAX, INT32_MAX, 3};
+    TU_FAILS(trd_grid_check(over, "k"), TRD_ERR_INVALID_ARGUMENT, "more than 2^63-1 programs");
+    trd_kernel_destroy(k);
+    trd_runtime_destroy(rt);
+}
+END_TEST
+
+/* trd_bundle_write_file: the bundle reads back; a write that cannot finish leaves the old file whole and no
+ * temporary behind. */
+START_TEST(bundle_write_file_atomic)
+{
+    char dir[] = "/tmp/trd_bundle_XXXXXX";
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    const char *path = tu_path("%s/k.trdb", dir);
+    trd_bundle_target_t t = {.struct_size = sizeof t, .format = TRD_FORMAT_PTX, .arch = "sm90",
+                             .image = "//\n.version 8.7\n", .image_size = 16};
+    uint64_t size = 0;
+    TU_OK(trd_bundle_write_file(path, "k", "x:*fp32", &t, 1, &size));
+    char *data;
+    size_t len;
+    TU_OK(trd_file_read(path, 1 << 20, &data, &len));
+    ck_assert_uint_eq(len, size);
+    struct trd_kernel_src src;
+    TU_OK(trd_bundle_read(data, len, "k.trdb", &src));
+    ck_assert_str_eq(src.sig.canonical, "x:*fp32");
+    trd_kernel_src_free(&src);
+    /* a refused bundle, and one the file system refuses, leave the old file as it was */
+    TU_FAILS(trd_bundle_write_file(path, "k", "x:*fp33", &t, 1, NULL), TRD_ERR_FORMAT, "*fp33");
+    TU_FAILS(trd_bundle_write_file(tu_path("%s/missing/k.trdb", dir), "k", "x:*fp32", &t, 1, NULL), TRD_ERR_IO,
+             "missing/k.trdb");
+    TU_FAILS(trd_bundle_write_file("", "k", "x:*fp32", &t, 1, NULL), TRD_ERR_INVALID_ARGUMENT, "needs a path");
+    char *again;
+    TU_OK(trd_file_read(path, 1 << 20, &again, &len));
+    ck_assert_uint_eq(len, size);
+    ck_assert_int_eq(memcmp(again, data, len), 0);
+    free(again);
+    free(data);
+    ck_assert_int_eq(remove(path), 0);
+    ck_assert_int_eq(rmdir(dir), 0); /* fails if a temporary was left */
+}
+END_TEST
+
+/* A failing load names the kernel's file once, with the driver's reason. */
+START_TEST(load_errors_name_the_file)
+{
+    char path[] = "/tmp/trd_notelf_XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(write(fd, "\x7f" "ELF garbage", 12), 12);
+    close(fd);
+    trd_runtime_t *rt = tu_runtime(NULL, NULL);
+    trd_kernel_t *k;
+    trd_kernel_desc_t d = {.struct_size = sizeof d, .path = path, .format = TRD_FORMAT_HOST_SO, .source = TRD_SOURCE_IMAGE,
+                           .name = "add_kernel", .signature = "*fp32"};
+    TU_OK(trd_kernel_create(rt, &d, &k));
+    trd_device_t *dev;
+    TU_OK(trd_runtime_device_find(rt, "host:0", &dev));
+    trd_load_info_t li = {.struct_size = sizeof li};
+    char want[128];
+    snprintf(want, sizeof want, "loading kernel 'add_kernel' from '%s' (so for host) on host:0: ", path);
+    TU_FAILS(trd_kernel_load(k, dev, &li), TRD_ERR_FORMAT, want);
+    const char *msg = trd_error_message();
+    ck_assert_msg(!strstr(strstr(msg, path) + 1, path), "the path twice: %s", msg);
+    trd_kernel_destroy(k);
+    /* errors after the file is read name it, once */
+    d.signature = NULL;
+    snprintf(want, sizeof want, "'%s': kernel 'add_kernel': its signature is unknown", path);
+    TU_FAILS(trd_kernel_create(rt, &d, &k), TRD_ERR_INVALID_ARGUMENT, want);
+    ck_assert_msg(!strstr(strstr(msg, path) + 1, path), "the path twice: %s", msg);
+    trd_runtime_destroy(rt);
+    unlink(path);
+}
+END_TEST
+
+/* trd_quote cuts a long input with "..." right after the last character written: every byte up to the end is
+ * written (a gap before "..." printed a byte of the stack in error messages). */
+START_TEST(quote_cuts_without_gap)
+{
+    char in[200], buf[96];
+    memset(in, 'a', sizeof in);
+    const size_t lens[] = {200, 95, 91, 90, 10};
+    for (size_t i = 0; i < TU_LEN(lens); i++) {
+        memset(buf, 'Z', sizeof buf);
+        trd_quote(in, lens[i], buf, sizeof buf);
+        size_t len = strlen(buf);
+        ck_assert_msg(!memchr(buf, 'Z', len), "%zu: %s", lens[i], buf);
+        int cut = len >= 3 && strcmp(buf + len - 3, "...") == 0;
+        ck_assert_msg(cut == (lens[i] > 91), "%zu: %s", lens[i], buf);
+        ck_assert_uint_eq(len, cut ? 94 : lens[i]);
+    }
+    memset(buf, 'Z', sizeof buf);
+    trd_quote("\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x10\x11\x12\x13\x14\x15\x16\x17\x18\x19\x1a"
+              "\x1b\x1c",
+              28, buf, sizeof buf);
+    ck_assert_msg(!memchr(buf, 'Z', strlen(buf)) && strlen(buf) < sizeof buf, "%s", buf);
+    ck_assert_str_eq(buf + strlen(buf) - 3, "...");
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("core");
@@ -718,6 +1068,15 @@ static Suite *suite(void)
     tcase_add_test(t, sha256_vectors);
     tcase_add_test(t, args_packing);
     suite_add_tcase(s, t);
+    TCase *in = tcase_create("input");
+    tcase_add_test(in, signature_empty_zero_parameters);
+    tcase_add_test(in, signature_deep_pointers);
+    tcase_add_test(in, signature_given_contradicts);
+    tcase_add_test(in, launch_grid_overflow);
+    tcase_add_test(in, bundle_write_file_atomic);
+    tcase_add_test(in, load_errors_name_the_file);
+    tcase_add_test(in, quote_cuts_without_gap);
+    suite_add_tcase(s, in);
     return s;
 }
 

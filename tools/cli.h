@@ -22,7 +22,12 @@ int cli_print_json(json_t *value);
 trd_runtime_t *cli_runtime(void);
 /* "2.0 GiB" */
 void cli_bytes(uint64_t n, char *buf, size_t cap);
-/* Strict unsigned parse. */
+/* Prints "trident: <trd_error_message()>" (the library's message names the input); returns 1. */
+int cli_error(void);
+/* Digits in decimal or 0x hex, nothing else (no sign, space or octal): 1 and *out, 0 when
+ * malformed, -1 when the number does not fit 64 bits. */
+int cli_parse_digits(const char *s, uint64_t *out);
+/* The same, 1 only for a number that fits. */
 int cli_parse_u64(const char *s, uint64_t *out);
 
 int cmd_devices(int argc, char **argv);

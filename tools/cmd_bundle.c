@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "tools/cli.h"
 
@@ -97,6 +98,10 @@ int cmd_bundle(int argc, char **argv)
             }
             metas[i] = meta;
             char target[128] = "";
+            if (!is_cache && access(path, R_OK) != 0) {
+                fprintf(stderr, "trident: cannot open '%s': %s\n", path, strerror(errno));
+                goto done;
+            }
             trd_kernel_desc_t d = {.struct_size = sizeof d, .path = path, .name = namebuf, .signature = sigbuf,
                                    .metadata = meta};
             if (!is_cache) {
@@ -107,7 +112,7 @@ int cmd_bundle(int argc, char **argv)
                     probe.signature = sigbuf ? sigbuf : "";
                     trd_kernel_t *k0;
                     if (trd_kernel_create(rt, &probe, &k0) != TRD_OK) {
-                        rc = cli_fail("'%s'", in);
+                        rc = cli_error();
                         goto done;
                     }
                     trd_target_info_t t0 = {.struct_size = sizeof t0};
@@ -122,7 +127,7 @@ int cmd_bundle(int argc, char **argv)
                 goto done;
             }
             if (trd_kernel_create(rt, &d, &kernels[i]) != TRD_OK) {
-                rc = cli_fail("'%s'", in);
+                rc = cli_error();
                 goto done;
             }
             trd_kernel_info_t ki = {.struct_size = sizeof ki};
@@ -150,19 +155,11 @@ int cmd_bundle(int argc, char **argv)
             }
         }
     }
-    void *data;
     uint64_t size;
-    if (trd_bundle_write(namebuf, sigbuf, targets, nt, &data, &size) != TRD_OK) {
-        rc = cli_fail("writing the bundle");
+    if (trd_bundle_write_file(out, namebuf, sigbuf, targets, nt, &size) != TRD_OK) {
+        rc = cli_fail("writing '%s'", out);
         goto done;
     }
-    FILE *f = fopen(out, "wb");
-    if (!f || fwrite(data, 1, (size_t)size, f) != size || fclose(f) != 0) {
-        fprintf(stderr, "trident: cannot write '%s': %s\n", out, strerror(errno));
-        trd_free(data);
-        goto done;
-    }
-    trd_free(data);
     printf("%s: kernel %s (%s), %u target%s, %llu bytes\n", out, namebuf, sigbuf, nt, nt == 1 ? "" : "s",
            (unsigned long long)size);
     rc = CLI_OK;

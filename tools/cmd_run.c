@@ -1,6 +1,7 @@
 /* cmd_run.c: `trident run` loads a kernel and launches it; `trident info`
  * shows what a kernel input holds; `trident bundle` packs one. */
 #include <errno.h>
+#include <float.h>
 #include <getopt.h>
 #include <math.h>
 #include <stdio.h>
@@ -24,13 +25,15 @@ struct ptype {
 
 static size_t type_size(const char *t)
 {
+    if (t[0] == '*') /* a pointer to pointers */
+        return 8;
     if (!strcmp(t, "i1") || !strcmp(t, "i8") || !strcmp(t, "u8") || !strcmp(t, "u1") || !strncmp(t, "fp8", 3))
         return 1;
     if (!strcmp(t, "i16") || !strcmp(t, "u16") || !strcmp(t, "fp16") || !strcmp(t, "bf16"))
         return 2;
     if (!strcmp(t, "i32") || !strcmp(t, "u32") || !strcmp(t, "fp32"))
         return 4;
-    if (!strcmp(t, "i64") || !strcmp(t, "u64") || !strcmp(t, "fp64") || !strcmp(t, "*"))
+    if (!strcmp(t, "i64") || !strcmp(t, "u64") || !strcmp(t, "fp64"))
         return 8;
     return 0;
 }
@@ -40,32 +43,28 @@ static int is_float_type(const char *t)
     return !strcmp(t, "fp16") || !strcmp(t, "bf16") || !strcmp(t, "fp32") || !strcmp(t, "fp64");
 }
 
-/* Splits "x:*fp32,n:i32,B:constexpr" into the launch parameters. */
+/* Splits the canonical "x:*fp32,n:i32,B:constexpr" into the launch parameters (names and deep
+ * pointee types are only shown, so they may be cut; a scalar type always fits). */
 static uint32_t parse_signature(const char *sig, struct ptype *out, uint32_t cap)
 {
     uint32_t n = 0;
-    const char *s = sig;
-    while (*s && n < cap) {
-        const char *e = strchr(s, ',');
-        size_t len = e ? (size_t)(e - s) : strlen(s);
-        char item[128];
-        snprintf(item, sizeof item, "%.*s", (int)(len < 127 ? len : 127), s);
-        char *colon = strchr(item, ':');
-        const char *t = colon ? colon + 1 : item;
-        if (strcmp(t, "constexpr") != 0) {
+    for (const char *s = sig; *s && n < cap;) {
+        size_t len = strcspn(s, ",");
+        const char *colon = memchr(s, ':', len);
+        const char *t = colon ? colon + 1 : s;
+        int tlen = (int)(s + len - t);
+        if (!(tlen == 9 && !memcmp(t, "constexpr", 9))) {
             struct ptype *p = &out[n++];
             memset(p, 0, sizeof *p);
-            if (colon) {
-                *colon = '\0';
-                snprintf(p->name, sizeof p->name, "%.63s", item);
-            }
+            if (colon)
+                snprintf(p->name, sizeof p->name, "%.*s", (int)(colon - s), s);
             p->pointer = t[0] == '*';
-            snprintf(p->type, sizeof p->type, "%.23s", p->pointer ? t + 1 : t);
+            snprintf(p->type, sizeof p->type, "%.*s", tlen - p->pointer, t + p->pointer);
             p->elem = type_size(p->type);
         }
-        if (!e)
-            break;
-        s = e + 1;
+        s += len;
+        if (*s == ',')
+            s++;
     }
     return n;
 }
@@ -216,16 +215,29 @@ static int make_buffer(const char *spec, uint32_t index, const struct ptype *p, 
             return CLI_FAIL;
         }
         struct stat st;
-        fstat(fileno(f), &st);
-        uint64_t fcount = (uint64_t)st.st_size / elem;
-        if (count == 0)
-            count = fcount;
-        if ((uint64_t)st.st_size != count * elem || count == 0) {
+        if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
             fclose(f);
-            fprintf(stderr, "trident: argument %u: '%s' has %lld bytes, expected %llu elements of %zu bytes\n", index,
-                    path, (long long)st.st_size, (unsigned long long)count, elem);
+            fprintf(stderr, "trident: argument %u: '%s' is not a regular file\n", index, path);
             return CLI_FAIL;
         }
+        uint64_t bytes = (uint64_t)st.st_size;
+        const char *problem = NULL;
+        if (count && bytes != count * elem)
+            problem = "the COUNT elements given";
+        else if (bytes == 0 || bytes % elem)
+            problem = "a whole, positive number of elements";
+        else if (bytes / elem > ((uint64_t)1 << 36))
+            problem = "at most 2^36 elements";
+        if (problem) {
+            fclose(f);
+            fprintf(stderr, "trident: argument %u (*%s): '%s' has %llu bytes, not %s of %zu bytes", index, p->type,
+                    path, (unsigned long long)bytes, problem, elem);
+            if (count)
+                fprintf(stderr, " (%llu bytes)", (unsigned long long)(count * elem));
+            fputc('\n', stderr);
+            return CLI_FAIL;
+        }
+        count = bytes / elem;
         host = malloc((size_t)(count * elem));
         if (!host || fread(host, 1, (size_t)(count * elem), f) != count * elem) {
             fclose(f);
@@ -285,58 +297,107 @@ static int make_buffer(const char *spec, uint32_t index, const struct ptype *p, 
     return 0;
 }
 
+/* The integer types and the values each takes (the library's ranges, checked here as usage errors). */
+static const struct {
+    const char *name;
+    int64_t lo;
+    uint64_t hi;
+} int_types[] = {
+    {"i1", 0, 1},
+    {"u1", 0, 1},
+    {"i8", INT8_MIN, INT8_MAX},
+    {"u8", 0, UINT8_MAX},
+    {"i16", INT16_MIN, INT16_MAX},
+    {"u16", 0, UINT16_MAX},
+    {"i32", INT32_MIN, INT32_MAX},
+    {"u32", 0, UINT32_MAX},
+    {"i64", INT64_MIN, INT64_MAX},
+    {"u64", 0, UINT64_MAX},
+};
+
+static int scalar_usage(const char *text, uint32_t index, const struct ptype *p, const char *problem, const char *range)
+{
+    return cli_usage("run", "argument %u%s%s (%s): '%s' %s%s", index, p->name[0] ? " " : "", p->name, p->type, text,
+                     problem, range);
+}
+
 static int parse_scalar(const char *text, uint32_t index, const struct ptype *p, trd_arg_t *a)
 {
-    char *end;
+    char range[96];
     if (is_float_type(p->type)) {
+        char *end;
         errno = 0;
         double v = strtod(text, &end);
         if (end == text || *end)
-            return cli_usage("run", "argument %u%s%s: '%s' is not a number (parameter type %s)", index,
-                             p->name[0] ? " " : "", p->name, text, p->type);
+            return scalar_usage(text, index, p, "is not a number", "");
+        double max = !strcmp(p->type, "fp16") ? 65504.0 : !strcmp(p->type, "bf16") ? 3.3895313892515355e38
+                   : !strcmp(p->type, "fp32") ? (double)FLT_MAX : DBL_MAX;
+        if ((errno == ERANGE && isinf(v)) || (isfinite(v) && fabs(v) > max)) {
+            snprintf(range, sizeof range, " (the largest finite %s is %g)", p->type, max);
+            return scalar_usage(text, index, p, "is out of range", range);
+        }
         *a = trd_arg_float(v);
         return 0;
     }
     if (!strncmp(p->type, "fp8", 3)) {
         uint64_t bits;
-        if (!cli_parse_u64(text, &bits))
-            return cli_usage("run", "argument %u: an fp8 scalar is given as its bits (0x..)", index);
+        if (!cli_parse_u64(text, &bits) || bits > 0xff)
+            return scalar_usage(text, index, p, "is not an fp8 scalar", ", which is given as its bits (0 .. 0xff)");
         *a = trd_arg_bits(bits);
         return 0;
     }
-    errno = 0;
-    if (p->type[0] == 'u') {
-        uint64_t v;
-        if (!cli_parse_u64(text, &v))
-            return cli_usage("run", "argument %u%s%s: '%s' is not an unsigned integer (parameter type %s)", index,
-                             p->name[0] ? " " : "", p->name, text, p->type);
-        *a = trd_arg_uint(v);
-        return 0;
+    size_t t = 0;
+    while (t < sizeof int_types / sizeof int_types[0] && strcmp(int_types[t].name, p->type) != 0)
+        t++;
+    if (t == sizeof int_types / sizeof int_types[0])
+        return scalar_usage(text, index, p, "cannot be given", ": the CLI has no syntax for this type");
+    int neg = text[0] == '-';
+    uint64_t mag;
+    int r = cli_parse_digits(text + neg, &mag);
+    if (r == 0)
+        return scalar_usage(text, index, p, "is not an integer", " (decimal or 0x hex)");
+    int64_t lo = int_types[t].lo;
+    uint64_t hi = int_types[t].hi;
+    uint64_t neg_limit = lo < 0 ? (uint64_t)-(lo + 1) + 1 : 0; /* |lo| */
+    if (r != 1 || mag > (neg ? neg_limit : hi)) {
+        snprintf(range, sizeof range, " for %s (%lld .. %llu)", p->type, (long long)lo, (unsigned long long)hi);
+        return scalar_usage(text, index, p, "is out of range", range);
     }
-    long long v = strtoll(text, &end, 0);
-    if (end == text || *end || errno)
-        return cli_usage("run", "argument %u%s%s: '%s' is not an integer (parameter type %s)", index,
-                         p->name[0] ? " " : "", p->name, text, p->type);
-    *a = trd_arg_int(v);
+    if (lo < 0)
+        *a = trd_arg_int(neg && mag ? -(int64_t)(mag - 1) - 1 : (int64_t)mag);
+    else
+        *a = trd_arg_uint(mag);
     return 0;
 }
 
-static int parse_grid(const char *s, uint32_t grid[3])
+/* "X[,Y[,Z]]" or "XxYxZ": decimal program counts 1 .. 2^31-1 (Triton's i32 program ids), fewer
+ * than 2^63 in all, as trd_kernel_launch takes them. */
+static int parse_grid(const char *text, uint32_t grid[3])
 {
-    grid[0] = grid[1] = grid[2] = 1;
-    for (int k = 0; k < 3; k++) {
-        char *end;
-        errno = 0;
-        unsigned long v = strtoul(s, &end, 10);
-        if (end == s || errno || v > 0x7fffffffUL || *s == '-')
-            return 0;
-        grid[k] = (uint32_t)v;
-        if (*end == '\0')
-            return 1;
-        if (*end != ',' && *end != 'x')
-            return 0;
-        s = end + 1;
+    static const char axis[] = "xyz";
+    uint32_t g[3] = {1, 1, 1};
+    const char *s = text;
+    for (int k = 0;; k++) {
+        size_t len = strcspn(s, ",x");
+        char num[16];
+        if (k == 3 || len == 0 || len >= sizeof num || strspn(s, "0123456789") != len)
+            return cli_usage("run", "--grid '%s' is not X[,Y[,Z]] with decimal program counts", text);
+        memcpy(num, s, len);
+        num[len] = '\0';
+        unsigned long long v = strtoull(num, NULL, 10);
+        if (v == 0 || v > INT32_MAX)
+            return cli_usage("run", "--grid '%s': %s programs along %c; each count is 1 .. 2147483647, in decimal",
+                             text, num, axis[k]);
+        g[k] = (uint32_t)v;
+        s += len;
+        if (!*s)
+            break;
+        s++;
     }
+    uint64_t n;
+    if (__builtin_mul_overflow((uint64_t)g[0] * g[1], (uint64_t)g[2], &n) || n > INT64_MAX)
+        return cli_usage("run", "--grid '%s' has more than 2^63-1 programs", text);
+    memcpy(grid, g, sizeof g);
     return 0;
 }
 
@@ -389,7 +450,7 @@ static const char run_help[] =
     "KERNEL: a Triton cache entry (<name>.json or its directory), a trident bundle, or a raw image\n"
     "(a host shared object, cubin, PTX, HSACO ...; give --name and --signature).\n\n"
     "ARG, one per kernel parameter (constexpr ones excluded), typed by the signature:\n"
-    "  NUMBER                  a scalar (integers in decimal or 0x hex)\n"
+    "  NUMBER                  a scalar in its type's range (integers in decimal or 0x hex)\n"
     "  buf:COUNT[:FILL]        a device buffer of COUNT elements of the pointee type; FILL is\n"
     "                          zero (default), seq, rand[:SEED], const:V or file:PATH\n"
     "  buf:file:PATH           a buffer holding the file's bytes\n"
@@ -397,8 +458,9 @@ static const char run_help[] =
     "options:\n"
     "  -d, --device SEL        device URI, index or property match (default: the best device the\n"
     "                          kernel has an image for, a GPU before the host)\n"
-    "  -g, --grid X[,Y[,Z]]    programs along x, y, z (default 1)\n"
-    "  -s, --signature SIG     the kernel's signature, e.g. '*fp32,*fp32,i32'\n"
+    "  -g, --grid X[,Y[,Z]]    programs along x, y, z (default 1), decimal, 1 .. 2^31-1 each\n"
+    "  -s, --signature SIG     the kernel's signature, e.g. '*fp32,*fp32,i32' ('' for none); a kernel\n"
+    "                          that knows its own takes only one that agrees with it\n"
     "  -n, --name NAME         the kernel's name (entry symbol of a raw image)\n"
     "  -o, --option NAME=VALUE a backend option for loading (repeatable)\n"
     "  -r, --repeat N          launch N times and report the median (default 1)\n"
@@ -467,8 +529,8 @@ int cmd_run(int argc, char **argv)
         switch (o->val) {
         case 'd': device = val; break;
         case 'g':
-            if (!parse_grid(val, grid))
-                return cli_usage("run", "--grid '%s' is not X[,Y[,Z]] with integers", val);
+            if (parse_grid(val, grid))
+                return CLI_USAGE;
             break;
         case 's': signature = val; break;
         case 'n': name = val; break;
@@ -515,9 +577,31 @@ int cmd_run(int argc, char **argv)
 
     trd_kernel_desc_t desc = {.struct_size = sizeof desc, .path = path, .name = name, .signature = signature};
     if (trd_kernel_create(rt, &desc, &k) != TRD_OK) {
-        rc = cli_fail("loading '%s'", path);
+        rc = cli_error();
         goto done;
     }
+    /* The arguments against the signature, before any device work. */
+    trd_kernel_info_t ki = {.struct_size = sizeof ki};
+    trd_kernel_get_info(k, &ki);
+    uint32_t nparams = parse_signature(ki.signature, types, MAX_ARGS);
+    if ((uint32_t)nargs != nparams) {
+        rc = cli_usage("run", "kernel '%s' takes %u arguments (%s), %d given", ki.name, nparams, ki.signature, nargs);
+        goto done;
+    }
+    for (int i = 0; i < nargs; i++) {
+        const char *a = argp[i];
+        if (!types[i].pointer) {
+            if ((rc = parse_scalar(a, (uint32_t)i, &types[i], &args[i])) != 0)
+                goto done;
+        } else if (strcmp(a, "null") == 0) {
+            args[i] = trd_arg_ptr(NULL);
+        } else if (strncmp(a, "buf:", 4) != 0) {
+            rc = cli_usage("run", "argument %d%s%s is a pointer (*%s): give buf:COUNT[:FILL] or null, not '%s'", i,
+                           types[i].name[0] ? " " : "", types[i].name, types[i].type, a);
+            goto done;
+        }
+    }
+    rc = CLI_FAIL;
     trd_device_t *dev = NULL;
     if (device) {
         if (trd_runtime_device_find(rt, device, &dev) != TRD_OK) {
@@ -546,49 +630,27 @@ int cmd_run(int argc, char **argv)
         k = NULL;
         desc.options = options;
         if (trd_kernel_create(rt, &desc, &k) != TRD_OK) {
-            rc = cli_fail("loading '%s'", path);
+            rc = cli_error();
             goto done;
         }
-    }
-    trd_kernel_info_t ki = {.struct_size = sizeof ki};
-    trd_kernel_get_info(k, &ki);
-    uint32_t nparams = parse_signature(ki.signature, types, MAX_ARGS);
-    if ((uint32_t)nargs != nparams) {
-        rc = cli_usage("run", "kernel '%s' takes %u arguments (%s), %d given", ki.name, nparams, ki.signature, nargs);
-        goto done;
+        trd_kernel_get_info(k, &ki);
     }
     for (int i = 0; i < nargs; i++) {
-        const char *a = argp[i];
-        if (types[i].pointer) {
-            if (strcmp(a, "null") == 0) {
-                args[i] = trd_arg_ptr(NULL);
-                continue;
-            }
-            if (strncmp(a, "buf:", 4) != 0) {
-                rc = cli_usage("run", "argument %d%s%s is a pointer (*%s): give buf:COUNT[:FILL] or null, not '%s'", i,
-                               types[i].name[0] ? " " : "", types[i].name, types[i].type, a);
-                goto done;
-            }
-            int r = make_buffer(a, (uint32_t)i, &types[i], dev, &bufs[i]);
-            if (r) {
-                rc = r;
-                goto done;
-            }
-            args[i] = trd_arg_buffer(bufs[i].buf);
-        } else {
-            int r = parse_scalar(a, (uint32_t)i, &types[i], &args[i]);
-            if (r) {
-                rc = r;
-                goto done;
-            }
+        if (!types[i].pointer || strcmp(argp[i], "null") == 0)
+            continue;
+        int r = make_buffer(argp[i], (uint32_t)i, &types[i], dev, &bufs[i]);
+        if (r) {
+            rc = r;
+            goto done;
         }
+        args[i] = trd_arg_buffer(bufs[i].buf);
     }
     trd_device_props_t dp = {.struct_size = sizeof dp};
     trd_device_get_props(dev, &dp);
     trd_load_info_t li = {.struct_size = sizeof li};
     double t0 = now_ms();
     if (trd_kernel_load(k, dev, &li) != TRD_OK) {
-        rc = cli_fail("loading kernel '%s' on %s", ki.name, dp.uri);
+        rc = cli_error();
         goto done;
     }
     double load_ms = now_ms() - t0;
@@ -608,7 +670,7 @@ int cmd_run(int argc, char **argv)
         if (trd_event_record(ev0, stream) != TRD_OK || trd_kernel_launch(k, &launch) != TRD_OK ||
             trd_event_record(ev1, stream) != TRD_OK || trd_event_synchronize(ev1) != TRD_OK ||
             trd_event_elapsed(ev0, ev1, &times[r]) != TRD_OK) {
-            rc = cli_fail("launching '%s' on %s", ki.name, dp.uri);
+            rc = cli_error();
             goto done;
         }
     }
@@ -740,7 +802,7 @@ int cmd_info(int argc, char **argv)
     trd_kernel_t *k;
     trd_kernel_desc_t desc = {.struct_size = sizeof desc, .path = argv[optind], .name = name, .signature = sig};
     if (trd_kernel_create(rt, &desc, &k) != TRD_OK) {
-        int rc = cli_fail("'%s'", argv[optind]);
+        int rc = cli_error();
         trd_runtime_destroy(rt);
         return rc;
     }

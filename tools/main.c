@@ -1,5 +1,5 @@
 /* main.c: the trident command line. */
-#include <errno.h>
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,17 +92,46 @@ void cli_bytes(uint64_t n, char *buf, size_t cap)
     snprintf(buf, cap, u ? "%.1f %s" : "%.0f %s", v, units[u]);
 }
 
-int cli_parse_u64(const char *s, uint64_t *out)
+int cli_error(void)
 {
-    if (!s || !*s || *s == '-' || *s == '+' || *s == ' ')
+    fprintf(stderr, "trident: %s\n", trd_error_message());
+    return CLI_FAIL;
+}
+
+int cli_parse_digits(const char *s, uint64_t *out)
+{
+    if (!s)
         return 0;
-    char *end;
-    errno = 0;
-    unsigned long long v = strtoull(s, &end, 0);
-    if (errno || *end)
+    unsigned base = 10;
+    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+        base = 16;
+        s += 2;
+    }
+    if (!*s)
         return 0;
+    uint64_t v = 0;
+    int overflow = 0;
+    for (; *s; s++) {
+        unsigned d;
+        if (*s >= '0' && *s <= '9')
+            d = (unsigned)(*s - '0');
+        else if (base == 16 && isxdigit((unsigned char)*s))
+            d = (unsigned)(tolower((unsigned char)*s) - 'a' + 10);
+        else
+            return 0;
+        if (v > (UINT64_MAX - d) / base)
+            overflow = 1;
+        v = v * base + d;
+    }
+    if (overflow)
+        return -1;
     *out = v;
     return 1;
+}
+
+int cli_parse_u64(const char *s, uint64_t *out)
+{
+    return cli_parse_digits(s, out) == 1;
 }
 
 int main(int argc, char **argv)

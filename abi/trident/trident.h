@@ -425,7 +425,8 @@ typedef struct trd_kernel_desc {
     const void *data;          /* bytes (copied), used when path is NULL */
     uint64_t size;
     const char *name;          /* kernel name: picks the entry in a cache directory; entry symbol of a raw image */
-    const char *signature;     /* "*fp32,*fp32,i32,constexpr" or "x:*fp32,..." (needed when the input has none) */
+    const char *signature;     /* "*fp32,*fp32,i32,constexpr" or "x:*fp32,...", "" for no parameters (needed
+                                  when the input has none; else it must agree with the input's) */
     const char *metadata;      /* Triton metadata JSON for a raw image (optional) */
     int32_t format;            /* enum trd_image_format, for a raw image */
     const char *target;        /* "cuda:sm90", "hip:gfx942", "host:x86_64", for a raw image */
@@ -507,7 +508,8 @@ typedef struct trd_arg {
 typedef struct trd_launch {
     uint32_t struct_size;
     uint32_t flags;            /* reserved, 0 */
-    uint32_t grid[3];          /* programs along x, y, z; a zero makes the launch a no-op */
+    uint32_t grid[3];          /* programs along x, y, z, each <= 2^31-1 and < 2^63 in all; a zero makes
+                                  the launch a no-op */
     uint32_t num_args;
     const trd_arg_t *args;
     trd_stream_t *stream;      /* a trident stream, or NULL with device + native_stream */
@@ -547,6 +549,12 @@ typedef struct trd_bundle_target {
 TRD_API trd_status_t trd_bundle_write(const char *name, const char *signature,
                                       const trd_bundle_target_t *targets, uint32_t num_targets,
                                       void **data, uint64_t *size);
+/* The same bundle written to `path` (its size to *size unless NULL): through a temporary beside
+ * it, renamed over `path` only once whole, so that a failed write (a full disk) leaves the old
+ * file as it was. */
+TRD_API trd_status_t trd_bundle_write_file(const char *path, const char *name, const char *signature,
+                                           const trd_bundle_target_t *targets, uint32_t num_targets,
+                                           uint64_t *size);
 TRD_API void trd_free(void *ptr);
 
 #ifdef __cplusplus

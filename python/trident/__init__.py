@@ -223,7 +223,7 @@ class Kernel:
         else:
             raise TypeError("Kernel needs a path or bytes")
         d.name = name.encode() if name else None
-        d.signature = signature.encode() if signature else None
+        d.signature = signature.encode() if signature is not None else None  # "": no parameters
         d.metadata = metadata.encode() if metadata else None
         if format is not None:
             d.format = _FORMAT_IDS[format]
@@ -269,7 +269,7 @@ class Kernel:
         """One kernel with the targets of several (e.g. a Triton sm90 entry and its host twin)."""
         first = kernels[0]
         targets = [t for k in kernels for t in k.targets]
-        return Kernel(write_bundle(name or first.name, signature or first.signature, targets))
+        return Kernel(write_bundle(name or first.name, first.signature if signature is None else signature, targets))
 
 
 def write_bundle(name: str, signature: str, targets: Sequence[Target]) -> bytes:
