@@ -26,13 +26,12 @@ static int capture(const char *cmd)
 static int trident(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 static int trident(const char *fmt, ...)
 {
-    char args[8192], cmd[9000];
+    char args[8192];
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(args, sizeof args, fmt, ap);
     va_end(ap);
-    snprintf(cmd, sizeof cmd, "%s/tools/trident %s 2>&1", tu_builddir(), args);
-    return capture(cmd);
+    return tu_cli(NULL, out, sizeof out, "%s", args);
 }
 
 static json_t *parse(void)
