@@ -11,7 +11,7 @@
 #include <trident/driver.h>
 #include <trident/trident.h>
 
-#include "core/util.h"
+#include "base/util.h"
 
 /* ------------------------------------------------------------ error, log */
 

@@ -9,7 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "core/file.h"
+#include "base/file.h"
 #include "core/internal.h"
 
 #ifndef TRD_DRIVER_DIR

@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "core/internal.h"
-#include "core/util.h"
+#include "base/util.h"
 
 struct counts {
     uint32_t errors;

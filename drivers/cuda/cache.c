@@ -13,7 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/file.h"
+#include "base/file.h"
 #include "drivers/cuda/cuda_driver.h"
 
 #define MAGIC "TRDJIT01"

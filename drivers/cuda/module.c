@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/file.h"
+#include "base/file.h"
 #include "drivers/cuda/cuda_driver.h"
 
 #define LOG_SIZE 8192

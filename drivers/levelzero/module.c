@@ -22,7 +22,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/file.h"
+#include "base/file.h"
 #include "drivers/levelzero/levelzero.h"
 
 static const char *const zdrv_grf_flags[] = {

@@ -1,6 +1,6 @@
 /* util.h: small helpers every part of trident uses. */
-#ifndef TRD_CORE_UTIL_H
-#define TRD_CORE_UTIL_H
+#ifndef TRD_BASE_UTIL_H
+#define TRD_BASE_UTIL_H
 
 #include <stdarg.h>
 #include <stddef.h>

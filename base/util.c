@@ -1,5 +1,5 @@
 /* util.c: strings, files and small helpers. */
-#include "core/util.h"
+#include "base/util.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -12,7 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "core/file.h"
+#include "base/file.h"
 #include "core/internal.h"
 
 void trd_str_init(struct trd_str *s)

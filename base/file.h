@@ -1,8 +1,8 @@
 /* file.h: reading files whose paths come from users (kernels, metadata, configuration, caches, libraries).
  * Built into libtrident, every driver module and the CLI, so that all of them refuse the same inputs the same way:
  * only regular files, never blocking on a FIFO or a device, never more than the caller's limit. */
-#ifndef TRD_CORE_FILE_H
-#define TRD_CORE_FILE_H
+#ifndef TRD_BASE_FILE_H
+#define TRD_BASE_FILE_H
 
 #include <stddef.h>
 

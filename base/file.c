@@ -1,5 +1,5 @@
 /* file.c: bounded reads of regular files, refusing FIFOs, devices and directories before reading a byte. */
-#include "core/file.h"
+#include "base/file.h"
 
 #include <errno.h>
 #include <fcntl.h>
