@@ -2,7 +2,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/internal.h"
+#include "base/error.h"
+#include "base/log.h"
+#include "base/util.h"
 
 #define TRD_ERROR_MAX 2048
 

@@ -1,10 +1,14 @@
 /* log.c: silent unless asked (TRIDENT_LOG, [runtime] log_level, the API). */
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
-#include "core/internal.h"
+#include "base/error.h"
+#include "base/log.h"
+#include "base/util.h"
 
 static atomic_int log_level = TRD_LOG_OFF;
 static atomic_int level_set_by_api = 0;
@@ -126,7 +130,6 @@ TRD_API void trd_driver_log(int32_t level, const char *fmt, ...)
 
 /* Called by the runtime when [runtime] log_level is configured: the API and
  * TRIDENT_LOG (which the configuration also carries) keep precedence. */
-void trd_log_apply_config(int32_t level);
 void trd_log_apply_config(int32_t level)
 {
     trd_log_init_from_env();

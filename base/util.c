@@ -12,8 +12,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/error.h"
 #include "base/file.h"
-#include "core/internal.h"
 
 void trd_str_init(struct trd_str *s)
 {

@@ -11,26 +11,12 @@
 #include <trident/driver.h>
 #include <trident/trident.h>
 
+#include "base/error.h"
+#include "base/log.h"
+#include "base/selector.h"
+#include "base/sha256.h"
 #include "base/util.h"
-
-/* ------------------------------------------------------------ error, log */
-
-/* Sets the thread-local message and returns status. */
-trd_status_t trd_error_set(trd_status_t status, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-trd_status_t trd_error_vset(trd_status_t status, const char *fmt, va_list ap);
-/* Prefixes the current message with context: "loading kernel X: <old>". */
-trd_status_t trd_error_wrap(trd_status_t status, const char *fmt, ...)
-    __attribute__((format(printf, 2, 3)));
-void trd_error_clear(void);
-
-void trd_log(int32_t level, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-void trd_vlog(int32_t level, const char *fmt, va_list ap);
-/* Parses "error|warn|info|debug|off" (or 0-4). Returns -1 when not a level. */
-int32_t trd_log_parse_level(const char *text);
-const char *trd_log_level_name(int32_t level);
-/* Applies TRIDENT_LOG once per process, unless the API set a level first. */
-void trd_log_init_from_env(void);
+#include "options/options.h"
 
 /* ------------------------------------------------------------ signature */
 
@@ -221,8 +207,9 @@ trd_status_t trd_device_handle(trd_device_t *dev, void **handle);
 trd_status_t trd_runtime_load_drivers(trd_runtime_t *rt, const char *path_list, uint32_t flags);
 void trd_driver_unload(struct trd_driver *drv);
 int trd_device_is_gpu(const trd_device_t *dev);
-/* Device selector matching (trd_runtime_device_find's syntax): 1, 0, or -1 when malformed. */
-int trd_props_match(const trd_device_props_t *props, const char *selector);
+/* Options of the runtime's configuration for a device (options/ for its properties). */
+trd_status_t trd_options_for_device_config(const trd_device_t *device, const trd_config_t *config,
+                                           trd_options_t **out);
 
 /* ---------------------------------------------------------------- kernels */
 
@@ -260,25 +247,5 @@ trd_status_t trd_args_pack(const trd_kernel_t *k, const trd_device_t *dev, const
 /* Converts a double to IEEE half / bfloat16 bits (round to nearest even). */
 uint16_t trd_float_to_half(double v);
 uint16_t trd_float_to_bf16(double v);
-
-/* ----------------------------------------------------------------- sha256 */
-
-void trd_sha256(const void *data, size_t len, uint8_t out[32]);
-void trd_hex(const uint8_t *bytes, size_t n, char *out);  /* out: 2n+1 */
-
-/* --------------------------------------------------------------- options */
-
-/* Options of the runtime's configuration for a device (defined in options/). */
-/* Sets on dst every option src set explicitly (same backend). */
-trd_status_t trd_options_merge(trd_options_t *dst, const trd_options_t *src);
-trd_status_t trd_options_for_device_config(const trd_device_t *device, const trd_config_t *config,
-                                           trd_options_t **out);
-/* Why kernels compiled with this instrumentation_mode cannot be launched by trident, or NULL. */
-const char *trd_instrumentation_unsupported(const char *mode);
-/* Config helpers the core uses. */
-const char *trd_config_value(const trd_config_t *config, const char *section, const char *key);
-/* Copies the [device "..."] driver choice for a device: NULL when none. */
-const char *trd_config_device_value(const trd_config_t *config, const trd_device_props_t *props,
-                                    const char *key, const char **origin);
 
 #endif

@@ -9,8 +9,6 @@
 
 #include "core/internal.h"
 
-void trd_log_apply_config(int32_t level);
-
 static void device_free(trd_device_t *dev)
 {
     if (!dev)

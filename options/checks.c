@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/internal.h"
+#include "options/options.h"
 #include "options/checks.h"
 
 const char *trd_check_pow2(const struct trd_options *o, const struct trd_value *v, char *buf, size_t cap)

@@ -10,7 +10,11 @@
 #include <string.h>
 #include <strings.h>
 
-#include "core/internal.h"
+#include "base/error.h"
+#include "base/log.h"
+#include "base/selector.h"
+#include "base/util.h"
+#include "options/options.h"
 #include "options/table.h"
 
 #ifndef TRD_SYSCONFDIR

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/internal.h"
+#include "base/util.h"
 #include "options/checks.h"
 
 static int derive_fp8(const struct trd_options *o, struct trd_value *out)

@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/internal.h"
+#include "base/util.h"
 #include "options/checks.h"
 
 #define FP8_TYPES "fp8e4nv|fp8e5|fp8e5b16|fp8e4b8|fp8e4b15"

@@ -2,7 +2,7 @@
  * per-driver settings of the configuration. */
 #include <string.h>
 
-#include "core/internal.h"
+#include "base/util.h"
 #include "options/checks.h"
 
 static const struct trd_option_row host_rows[] = {

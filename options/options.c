@@ -5,7 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/internal.h"
+#include "base/error.h"
+#include "base/log.h"
+#include "base/sha256.h"
+#include "base/util.h"
+#include "options/options.h"
 #include "options/table.h"
 
 /* Backends without a table (a third-party driver's) get this empty one. */
@@ -684,9 +688,8 @@ TRD_API trd_status_t trd_options_hash(const trd_options_t *o, uint8_t digest[32]
 
 static trd_status_t apply_config(trd_options_t *o, const trd_config_t *config, const trd_device_props_t *props);
 
-trd_status_t trd_options_for_device_config(const trd_device_t *dev, const trd_config_t *config, trd_options_t **out)
+trd_status_t trd_options_for_props(const trd_device_props_t *p, const trd_config_t *config, trd_options_t **out)
 {
-    const trd_device_props_t *p = &dev->props;
     const struct trd_option_table *t = table_lookup(p->backend);
     if (!t || t == &trd_table_runtime || t == &trd_table_driver)
         t = &generic_table;
@@ -717,13 +720,6 @@ trd_status_t trd_options_for_device_config(const trd_device_t *dev, const trd_co
     }
     *out = o;
     return TRD_OK;
-}
-
-TRD_API trd_status_t trd_options_create_for_device(const trd_device_t *dev, trd_options_t **out)
-{
-    if (!dev || !out)
-        return trd_error_set(TRD_ERR_INVALID_ARGUMENT, "trd_options_create_for_device: NULL argument");
-    return trd_options_for_device_config(dev, dev->rt->config, out);
 }
 
 /* Defined in config.c: calls fn for every configured (section, key, value)

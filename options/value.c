@@ -7,7 +7,8 @@
 #include <string.h>
 #include <strings.h>
 
-#include "core/internal.h"
+#include "base/error.h"
+#include "base/util.h"
 #include "options/table.h"
 
 void trd_value_free(struct trd_value *v)
