@@ -41,9 +41,17 @@ ABI_ASSERT(offsetof(trd_tensor_map_desc_t, swizzle) == 124);
 ABI_ASSERT(offsetof(trd_tensor_map_desc_t, label) == 144);
 ABI_ASSERT(sizeof(trd_tensor_map_desc_t) == 152);
 ABI_ASSERT(sizeof(trd_host_program_t) == 48);
+ABI_ASSERT(offsetof(trd_native_launch_t, params) == 24);
+ABI_ASSERT(offsetof(trd_native_launch_t, native_stream) == 40);
+ABI_ASSERT(offsetof(trd_native_launch_t, profile_scratch_size) == 72);
+ABI_ASSERT(sizeof(trd_native_launch_t) == 80);
+ABI_ASSERT(offsetof(trd_param_info_t, name) == 16);
+ABI_ASSERT(sizeof(trd_param_info_t) == 32);
 #endif
 ABI_ASSERT(sizeof(trd_status_t) == 4);
 ABI_ASSERT(TRD_ERR_INTERNAL == 14);
 ABI_ASSERT(TRD_FORMAT_HOST_SO == 7);
 ABI_ASSERT(TRD_DRIVER_ABI_VERSION == 1);
+ABI_ASSERT(TRD_PARAM_SCALAR == 1 && TRD_PARAM_POINTER == 2 && TRD_PARAM_TENSOR_MAP == 3);
+ABI_ASSERT(TRD_COPY_HOST_TO_DEVICE == 1 && TRD_COPY_DEVICE_TO_DEVICE == 3);
 ABI_ASSERT(TRD_TENSOR_MAP_BYTES == 128 && TRD_TENSOR_MAP_MAX_RANK == 5);

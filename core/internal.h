@@ -231,6 +231,9 @@ struct trd_kernel {
     char **load_error;
 };
 
+/* Launch parameter arrays live on the stack: trd_kernel_create refuses kernels with more parameters. */
+#define TRD_MAX_LAUNCH_PARAMS 512
+
 /* Loads (or returns) the kernel for a device: the launch slow path. */
 trd_status_t trd_kernel_loaded(trd_kernel_t *k, trd_device_t *dev, struct trd_loaded **out);
 

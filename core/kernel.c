@@ -9,7 +9,7 @@
 
 #define MAX_INPUT ((size_t)1 << 30)
 /* Launch arrays live on the stack: the signature parser caps parameters. */
-#define MAX_LAUNCH_PARAMS 512
+#define MAX_LAUNCH_PARAMS TRD_MAX_LAUNCH_PARAMS
 
 static int path_is_dir(const char *p)
 {

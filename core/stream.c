@@ -107,8 +107,10 @@ TRD_API void trd_event_destroy(trd_event_t *e)
 
 TRD_API trd_status_t trd_event_record(trd_event_t *e, trd_stream_t *s)
 {
-    if (!e || !s)
-        return trd_error_set(TRD_ERR_INVALID_ARGUMENT, "trd_event_record: NULL argument");
+    if (!e)
+        return trd_error_set(TRD_ERR_INVALID_ARGUMENT, "trd_event_record: event is NULL");
+    if (!s) /* the device's default stream */
+        return e->dev->drv->ops->event_record(e->h, NULL);
     if (e->dev != s->dev)
         return trd_error_set(TRD_ERR_INVALID_ARGUMENT, "trd_event_record: the event belongs to %s, the stream to %s",
                              e->dev->uri, s->dev->uri);

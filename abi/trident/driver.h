@@ -93,37 +93,7 @@ typedef struct trd_driver_launch {
     void *profile_scratch;
 } trd_driver_launch_t;
 
-/* A tiled tensor map: the 128-byte descriptor (CUDA's CUtensorMap) through which the TMA unit of sm90 and newer
- * copies boxes of a tensor, which Triton passes by value for a host tensor descriptor it lowered to TMA. Described
- * as Triton and row-major arrays see the tensor: dimension 0 outermost, dimension rank-1 innermost and contiguous;
- * the driver reverses the dimensions and turns the strides into bytes for the vendor call. Enumerated values are
- * CUDA's (cuda.h): elem_type a CUtensorMapDataType, swizzle a CUtensorMapSwizzle, l2_promotion a
- * CUtensorMapL2promotion. The interleave is none and every element stride 1, as Triton encodes them. */
-#define TRD_TENSOR_MAP_MAX_RANK 5
-#define TRD_TENSOR_MAP_BYTES 128
-
-typedef struct trd_tensor_map_desc {
-    uint32_t struct_size;
-    uint32_t rank;           /* 1 .. TRD_TENSOR_MAP_MAX_RANK */
-    int32_t elem_type;       /* CUtensorMapDataType: 0 UINT8 ... 7 FLOAT32, 9 BFLOAT16, ... 15 16U6_ALIGN16B */
-    uint32_t elem_size;      /* bytes of one element of the base array: the unit of strides (1 for the packed
-                                16U4/16U6 types, whose base array is bytes) */
-    void *base;              /* device address of element 0, 16-byte aligned (32 for 16U4_ALIGN16B, 16U6_ALIGN16B) */
-    uint64_t shape[TRD_TENSOR_MAP_MAX_RANK];    /* elements along each dimension (packed types: values) */
-    uint64_t strides[TRD_TENSOR_MAP_MAX_RANK];  /* in elements of elem_size bytes; strides[rank-1] is 1 */
-    uint32_t box[TRD_TENSOR_MAP_MAX_RANK];      /* elements one copy moves along each dimension, 1 .. 256 */
-    int32_t swizzle;         /* CUtensorMapSwizzle, 0 (none) .. 6 */
-    int32_t oob_fill;        /* out-of-bounds elements read as 0: zero, 1: NaN (floating-point types only) */
-    int32_t l2_promotion;    /* CUtensorMapL2promotion, 0 .. 3; Triton uses 2 (128 bytes) */
-    uint32_t reserved;       /* 0 */
-    const char *label;       /* what is encoded, for messages ("kernel 'k' argument 0 'a_desc'"), or NULL */
-} trd_tensor_map_desc_t;
-
-enum trd_copy_kind {
-    TRD_COPY_HOST_TO_DEVICE = 1,
-    TRD_COPY_DEVICE_TO_HOST = 2,
-    TRD_COPY_DEVICE_TO_DEVICE = 3
-};
+/* trd_tensor_map_desc_t and enum trd_copy_kind are trident.h's (the public API takes them too). */
 
 typedef struct trd_driver_ops {
     uint32_t abi_version;    /* TRD_DRIVER_ABI_VERSION */

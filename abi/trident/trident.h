@@ -557,6 +557,136 @@ TRD_API trd_status_t trd_bundle_write_file(const char *path, const char *name, c
                                            uint64_t *size);
 TRD_API void trd_free(void *ptr);
 
+/* ------------------------------------ prepared launches, native memory (TRIDENT_1.2) */
+
+/* For callers that hold their own device memory and streams (XLA's buffers and CUstream, PyTorch's, a C program's
+ * cuMemAlloc'ed pointers) and pack a launch's parameters themselves, as the XLA handlers (libtrident_xla) do. A
+ * kernel is prepared for a device once (loaded, its parameters and scratch known); each launch then passes native
+ * pointers on a native stream and takes no lock and allocates nothing in libtrident (the driver's own scratch arena
+ * aside: pass the scratch to keep it out). Devices are found with trd_runtime_device_find ("cuda:0"). */
+
+/* A tiled tensor map: the 128-byte descriptor (CUDA's CUtensorMap) through which the TMA unit of sm90 and newer
+ * copies boxes of a tensor, which Triton passes by value for a host tensor descriptor it lowered to TMA. Described
+ * as Triton and row-major arrays see the tensor: dimension 0 outermost, dimension rank-1 innermost and contiguous;
+ * the driver reverses the dimensions and turns the strides into bytes for the vendor call. Enumerated values are
+ * CUDA's (cuda.h): elem_type a CUtensorMapDataType, swizzle a CUtensorMapSwizzle, l2_promotion a
+ * CUtensorMapL2promotion. The interleave is none and every element stride 1, as Triton encodes them. */
+#define TRD_TENSOR_MAP_MAX_RANK 5
+#define TRD_TENSOR_MAP_BYTES 128
+
+typedef struct trd_tensor_map_desc {
+    uint32_t struct_size;
+    uint32_t rank;           /* 1 .. TRD_TENSOR_MAP_MAX_RANK */
+    int32_t elem_type;       /* CUtensorMapDataType: 0 UINT8 ... 7 FLOAT32, 9 BFLOAT16, ... 15 16U6_ALIGN16B */
+    uint32_t elem_size;      /* bytes of one element of the base array: the unit of strides (1 for the packed
+                                16U4/16U6 types, whose base array is bytes) */
+    void *base;              /* device address of element 0, 16-byte aligned (32 for 16U4_ALIGN16B, 16U6_ALIGN16B) */
+    uint64_t shape[TRD_TENSOR_MAP_MAX_RANK];    /* elements along each dimension (packed types: values) */
+    uint64_t strides[TRD_TENSOR_MAP_MAX_RANK];  /* in elements of elem_size bytes; strides[rank-1] is 1 */
+    uint32_t box[TRD_TENSOR_MAP_MAX_RANK];      /* elements one copy moves along each dimension, 1 .. 256 */
+    int32_t swizzle;         /* CUtensorMapSwizzle, 0 (none) .. 6 */
+    int32_t oob_fill;        /* out-of-bounds elements read as 0: zero, 1: NaN (floating-point types only) */
+    int32_t l2_promotion;    /* CUtensorMapL2promotion, 0 .. 3; Triton uses 2 (128 bytes) */
+    uint32_t reserved;       /* 0 */
+    const char *label;       /* what is encoded, for messages ("kernel 'k' argument 0 'a_desc'"), or NULL */
+} trd_tensor_map_desc_t;
+
+enum trd_copy_kind {
+    TRD_COPY_HOST_TO_DEVICE = 1,
+    TRD_COPY_DEVICE_TO_HOST = 2,
+    TRD_COPY_DEVICE_TO_DEVICE = 3
+};
+
+/* A kernel loaded for one device. */
+typedef struct trd_prepared trd_prepared_t;
+
+/* How a launch parameter is passed. */
+enum trd_param_kind {
+    TRD_PARAM_SCALAR = 1,     /* its value, of `size` bytes */
+    TRD_PARAM_POINTER = 2,    /* a device address (8 bytes) */
+    TRD_PARAM_TENSOR_MAP = 3  /* a 128-byte tensor map (nvTmaDesc) by value: trd_device_tensor_map_encode */
+};
+
+typedef struct trd_param_info {
+    uint32_t struct_size;
+    int32_t kind;              /* enum trd_param_kind */
+    uint32_t size;             /* bytes the launch passes: 8 for a pointer, TRD_TENSOR_MAP_BYTES for a tensor map */
+    uint32_t pointer_depth;    /* the number of '*' of a pointer ("**fp32": 2); 0 otherwise */
+    const char *name;          /* from the signature, or NULL when it names none */
+    const char *scalar;        /* the Triton type of a scalar ("i32", "fp16"), the scalar at the end of a pointer's
+                                  chain ("fp32" for "*fp32" and "**fp32"), "nvTmaDesc" for a tensor map */
+} trd_param_info_t;
+
+/* Launch parameter `index` (constexpr parameters removed, as trd_kernel_info_t.num_params counts) of the kernel.
+ * Strings live as long as the kernel. NOT_FOUND for an index past the last; *info is written only on success. */
+TRD_API trd_status_t trd_kernel_param_info(const trd_kernel_t *kernel, uint32_t index, trd_param_info_t *info);
+
+/* Loads the kernel for the device (as trd_kernel_load) and returns a handle to launch it there with
+ * trd_prepared_launch. The handle is the caller's: free it with trd_prepared_destroy before the kernel is
+ * destroyed. Thread-safe; a failed load is reported (and remembered for the device) as trd_kernel_load does, and
+ * *out is written only on success. */
+TRD_API trd_status_t trd_kernel_prepare(trd_kernel_t *kernel, trd_device_t *device, trd_prepared_t **out);
+/* NULL is allowed. No launch may be in progress on another thread. */
+TRD_API void trd_prepared_destroy(trd_prepared_t *prepared);
+
+/* The bytes of global and profile scratch (Triton's two scratch buffers) a launch of `grid` needs: programs x
+ * num_ctas x the per-program size, aligned; 0 when the kernel uses none. INVALID_ARGUMENT for a grid
+ * trd_kernel_launch refuses, LIMIT when the bytes do not fit 64 bits. Either out pointer may be NULL; both are
+ * written only on success. Thread-safe, no lock, no allocation. */
+TRD_API trd_status_t trd_prepared_scratch(const trd_prepared_t *prepared, const uint32_t grid[3],
+                                          uint64_t *global_bytes, uint64_t *profile_bytes);
+
+typedef struct trd_native_launch {
+    uint32_t struct_size;
+    uint32_t flags;              /* reserved, 0 */
+    uint32_t grid[3];            /* as trd_launch_t's: each <= 2^31-1, < 2^63 in all; a zero makes it a no-op */
+    uint32_t num_params;         /* the kernel's launch parameters (trd_kernel_info_t.num_params) */
+    void *const *params;         /* params[i] points at parameter i's value, of trd_param_info_t.size bytes: a
+                                    scalar's bytes, a device address, a 64-byte aligned tensor map; read before the
+                                    call returns */
+    trd_stream_t *stream;        /* a trident stream of the prepared device, or NULL with native_stream */
+    void *native_stream;         /* the vendor's stream (CUstream, hipStream_t); NULL: the device's default (the
+                                    host: runs before the call returns) */
+    void *global_scratch;        /* the scratch trd_prepared_scratch says the grid needs, of the given size (at
+                                    least that), or NULL: the driver's arena for the stream, allocated on first need */
+    uint64_t global_scratch_size;
+    void *profile_scratch;
+    uint64_t profile_scratch_size;
+} trd_native_launch_t;
+
+/* Enqueues the prepared kernel with the caller's packed parameters. Checks the grid (as trd_kernel_launch), the
+ * parameter count and the scratch sizes; the parameters' values are the caller's to get right (trd_param_info).
+ * Thread-safe; takes no lock and allocates nothing (with the scratch given, or the arena grown). Safe while the
+ * stream is being captured into a graph. */
+TRD_API trd_status_t trd_prepared_launch(const trd_prepared_t *prepared, const trd_native_launch_t *launch);
+
+/* Memory of a device the caller owns (native pointers: XLA's buffers, trd_buffer_address): `stream` a trident
+ * stream of the device (trd_stream_wrap makes one over a native stream, once), ordering the work after what the
+ * stream holds; NULL: synchronous. Nothing is range-checked: the pointers are the caller's. Thread-safe, no lock,
+ * no allocation. */
+TRD_API trd_status_t trd_device_memset(trd_device_t *device, void *dst, uint8_t value, uint64_t size,
+                                       trd_stream_t *stream);
+/* kind: enum trd_copy_kind (host memory must stay valid until the stream has passed the copy). */
+TRD_API trd_status_t trd_device_memcpy(trd_device_t *device, void *dst, const void *src, uint64_t size,
+                                       int32_t kind, trd_stream_t *stream);
+
+/* Encodes a tensor map of the device's memory into out (TRD_TENSOR_MAP_BYTES bytes, 64-byte aligned as a kernel
+ * parameter needs; written only on success), for a TRD_PARAM_TENSOR_MAP parameter. Host work only: no lock, no
+ * allocation, safe while a stream is being captured. UNSUPPORTED where the device or its vendor library has no
+ * tensor maps (CUDA sm90 and newer have them), INVALID_ARGUMENT with desc->label in the message for a descriptor
+ * the vendor cannot encode. */
+TRD_API trd_status_t trd_device_tensor_map_encode(trd_device_t *device, const trd_tensor_map_desc_t *desc,
+                                                  void *out);
+
+/* *capturing = 1 while the stream (or the native stream it wraps) is being captured into a graph, whose work runs
+ * only when the graph is launched, so that nothing may wait for it; else 0 (always 0 for a driver whose streams
+ * are never captured: the host). Written only on success. */
+TRD_API trd_status_t trd_stream_capturing(const trd_stream_t *stream, int32_t *capturing);
+
+/* Since TRIDENT_1.2, trd_event_record takes a NULL stream: the event is recorded on the device's default stream
+ * (on the host, whose default-stream work runs before each call returns, it completes at once), so that work
+ * launched with native_stream NULL can be timed. */
+
 #ifdef __cplusplus
 }
 #endif
