@@ -187,6 +187,7 @@ struct trd_runtime {
     trd_device_t **devices;
     uint32_t ndevices;
     char *cache_dir;       /* JIT cache, or NULL when disabled */
+    char *cache_root;      /* [runtime] cache_dir resolved (the JIT's and trident.jax's caches), or NULL */
 };
 
 struct trd_stream {

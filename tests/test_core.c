@@ -644,6 +644,31 @@ static void *write_file(void *p)
     return NULL;
 }
 
+/* trd_runtime_cache_dir: [runtime] cache_dir as configured, else the XDG default, also with the JIT cache off
+ * (trident.jax keeps its caches there) */
+START_TEST(runtime_cache_dir)
+{
+    const char *dir = NULL;
+    trd_runtime_t *rt = tu_runtime(NULL, "[runtime]\ncache_dir = /tmp/trd-cache-test\njit_cache = false\n");
+    TU_OK(trd_runtime_cache_dir(rt, &dir));
+    ck_assert_str_eq(dir, "/tmp/trd-cache-test");
+    TU_FAILS(trd_runtime_cache_dir(rt, NULL), TRD_ERR_INVALID_ARGUMENT, "NULL argument");
+    trd_runtime_destroy(rt);
+    const char *xdg = getenv("XDG_CACHE_HOME");
+    char *saved = xdg ? strdup(xdg) : NULL;
+    setenv("XDG_CACHE_HOME", "/tmp/trd-xdg", 1);
+    rt = tu_runtime(NULL, NULL);
+    TU_OK(trd_runtime_cache_dir(rt, &dir));
+    ck_assert_str_eq(dir, "/tmp/trd-xdg/trident");
+    trd_runtime_destroy(rt);
+    if (saved)
+        setenv("XDG_CACHE_HOME", saved, 1);
+    else
+        unsetenv("XDG_CACHE_HOME");
+    free(saved);
+}
+END_TEST
+
 START_TEST(file_write_atomic_concurrent)
 {
     char dir[] = "/tmp/trd_write_XXXXXX";
@@ -686,6 +711,7 @@ static Suite *suite(void)
     tcase_add_test(t, errors_are_thread_local);
     tcase_add_test(t, struct_sizes);
     tcase_add_test(t, optional_driver_ops);
+    tcase_add_test(t, runtime_cache_dir);
     tcase_add_test(t, file_write_atomic_concurrent);
     tcase_add_test(t, signature_text);
     tcase_add_test(t, signature_ttir);
