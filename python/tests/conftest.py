@@ -108,6 +108,8 @@ def fresh_cache(tmp_path, monkeypatch):
     """An empty trident disk cache and an empty in-memory kernel cache for the test (autotuning choices the
     handler keeps in memory are per cache file, so a new directory starts without them)."""
     from trident.jax import compile as tc
-    monkeypatch.setenv("TRIDENT_CACHE_DIR", str(tmp_path / "trident"))
-    monkeypatch.setattr(tc, "_compiled", {})
+    from trident.jax import cache
+    d = tmp_path / "trident"
+    monkeypatch.setattr(cache, "cache_dir", lambda: d)   # libtrident's configuration is read once a process
+    monkeypatch.setattr(tc, "_compiled", tc.LRU(512))
     return tmp_path / "trident"
