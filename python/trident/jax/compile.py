@@ -11,7 +11,7 @@ turned into a trident kernel (its cubin/PTX or HSACO, its metadata and the
 launch signature) and kept in memory and on disk (cache.py); the targets of
 one call are combined into one bundle, and each device runs its own image.
 
-Targets (targets.py) are chosen when a call is lowered, for the platform it
+Targets (platforms.py) are chosen when a call is lowered, for the platform it
 is lowered for. On the CPU platform a kernel runs through a host twin (a
 native implementation registered with `host_twin`, whose declared signature
 must be the kernel's). Every cache here is bounded or weak: a long-running
@@ -41,7 +41,7 @@ from .. import version as trident_version
 from . import cache as _cache
 from .dtypes import triton_dtype as _triton_dtype
 # the targets' names, for the layers above that reach them through this module
-from .targets import CompileError, Target, override, platform_targets  # noqa: F401
+from .platforms import CompileError, Target, override, platform_targets  # noqa: F401
 
 try:  # Gluon (Triton >= 3.4)
     from triton.experimental.gluon._runtime import GluonASTSource, GluonJITFunction

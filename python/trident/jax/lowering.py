@@ -26,7 +26,7 @@ from . import compile as _c
 from . import coords as _co
 from . import routing as _ro
 from .errors import KernelCallError
-from .kernel_call import emit, normalize_grid
+from .call import emit, normalize_grid
 from .tensordesc import TensorDescriptor
 from .values import ByValue, plain
 
