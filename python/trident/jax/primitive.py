@@ -35,6 +35,11 @@ from jax.interpreters import ad, batching, mlir
 
 from .values import FrozenMap
 
+try:  # public in the JAX releases this supports; keep working if it moves
+    _ShapedArray = jax.core.ShapedArray
+except AttributeError:  # pragma: no cover
+    from jax._src.core import ShapedArray as _ShapedArray
+
 PLATFORMS = ("cuda", "rocm", "cpu")
 
 
@@ -74,7 +79,7 @@ def bind(operands: Sequence[Any], call: Call, *, name: str = "", has_side_effect
 @triton_kernel_call_p.def_abstract_eval
 def _abstract_eval(*avals: Any, call: Call, **_: Any) -> list:
     del avals
-    return [jax.core.ShapedArray(tuple(s.shape), s.dtype) for s in call.out_shapes]
+    return [_ShapedArray(tuple(s.shape), s.dtype) for s in call.out_shapes]
 
 
 def _dce(used_outputs: list[bool], eqn: Any) -> tuple[list[bool], Any]:
