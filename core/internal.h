@@ -132,6 +132,12 @@ struct trd_kernel_src {
 };
 
 void trd_kernel_src_free(struct trd_kernel_src *src);
+/* The signature a host image declares for `entry` (TRD_HOST_KERNEL_SIGNATURE); *found = 0 when none. */
+trd_status_t trd_host_signature_read(const void *image, size_t size, const char *entry, const char *what,
+                                     struct trd_signature *out, int *found);
+/* Every host target's declared signature against src's (same launch types, in order); a src without a
+ * signature takes the declared one. */
+trd_status_t trd_host_signatures_check(struct trd_kernel_src *src);
 trd_status_t trd_bundle_read(const void *data, size_t size, const char *what,
                              struct trd_kernel_src *out);
 int trd_bundle_is(const void *data, size_t size);
@@ -183,6 +189,7 @@ struct trd_runtime {
     trd_device_t **devices;
     uint32_t ndevices;
     char *cache_dir;       /* JIT cache, or NULL when disabled */
+    char *cache_root;      /* [runtime] cache_dir resolved (the JIT's and trident.jax's caches), or NULL */
 };
 
 struct trd_stream {

@@ -235,7 +235,11 @@ TRD_API trd_status_t trd_kernel_create(trd_runtime_t *rt, const trd_kernel_desc_
         }
         trd_signature_free(&k->src.sig);
         k->src.sig = given;
-    } else if (!k->src.sig.canonical) {
+    }
+    /* a host image declaring its signature: checked against the kernel's, or taken as it */
+    if ((st = trd_host_signatures_check(&k->src)) != TRD_OK)
+        goto fail;
+    if (!k->src.sig.canonical) {
         st = trd_error_set(TRD_ERR_INVALID_ARGUMENT,
                            "kernel '%s': its signature is unknown (no Triton IR beside it): pass one, e.g. "
                            "\"*fp32,*fp32,i32\"",

@@ -184,11 +184,9 @@ static trd_status_t build_devices(trd_runtime_t *rt)
     return TRD_OK;
 }
 
+/* The cache directory ([runtime] cache_dir, else the XDG default) for every cache; the JIT's only with jit_cache. */
 static void setup_cache(trd_runtime_t *rt)
 {
-    const char *enabled = trd_config_value(rt->config, "runtime", "jit_cache");
-    if (enabled && strcmp(enabled, "false") == 0)
-        return;
     const char *dir = trd_config_value(rt->config, "runtime", "cache_dir");
     char *path = NULL;
     if (dir && *dir) {
@@ -203,7 +201,10 @@ static void setup_cache(trd_runtime_t *rt)
     }
     if (!path)
         return;
-    rt->cache_dir = path;
+    rt->cache_root = path;
+    const char *enabled = trd_config_value(rt->config, "runtime", "jit_cache");
+    if (!enabled || strcmp(enabled, "false") != 0)
+        rt->cache_dir = trd_strdup(path);
 }
 
 TRD_API trd_status_t trd_runtime_create(const trd_runtime_desc_t *desc, trd_runtime_t **out)
@@ -266,6 +267,7 @@ TRD_API void trd_runtime_destroy(trd_runtime_t *rt)
     if (rt->own_config)
         trd_config_destroy(rt->config);
     free(rt->cache_dir);
+    free(rt->cache_root);
     free(rt);
 }
 
@@ -297,6 +299,17 @@ TRD_API trd_status_t trd_runtime_config(trd_runtime_t *rt, const trd_config_t **
     if (!rt || !config)
         return trd_error_set(TRD_ERR_INVALID_ARGUMENT, "trd_runtime_config: NULL argument");
     *config = rt->config;
+    return TRD_OK;
+}
+
+TRD_API trd_status_t trd_runtime_cache_dir(trd_runtime_t *rt, const char **dir)
+{
+    if (!rt || !dir)
+        return trd_error_set(TRD_ERR_INVALID_ARGUMENT, "trd_runtime_cache_dir: NULL argument");
+    if (!rt->cache_root)
+        return trd_error_set(TRD_ERR_NOT_FOUND, "the runtime has no cache directory ([runtime] cache_dir is empty "
+                                                "and neither XDG_CACHE_HOME nor HOME is an absolute path)");
+    *dir = rt->cache_root;
     return TRD_OK;
 }
 

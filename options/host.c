@@ -40,7 +40,8 @@ static const struct trd_option_row runtime_rows[] = {
             "(absolute paths only; the variable is ignored in setuid processes)."},
     {.name = "cache_dir", .type = TRD_OPT_STRING, .stage = TRD_STAGE_RUNTIME, .type_name = "str", .def = "",
      .check = trd_check_no_control, .env = "TRIDENT_CACHE_DIR",
-     .doc = "Directory of the JIT cache (default $XDG_CACHE_HOME/trident, else ~/.cache/trident)."},
+     .doc = "Directory of trident's caches: the JIT's, and trident.jax's compiled kernels and autotuning choices "
+            "(default $XDG_CACHE_HOME/trident, else ~/.cache/trident)."},
     {.name = "jit_cache", .type = TRD_OPT_BOOL, .stage = TRD_STAGE_RUNTIME, .type_name = "bool", .def = "true",
      .env = "TRIDENT_JIT_CACHE", .doc = "Keep JIT results (PTX -> device code) on disk across processes."},
     {.name = "strict", .type = TRD_OPT_BOOL, .stage = TRD_STAGE_RUNTIME, .type_name = "bool", .def = "false",

@@ -317,6 +317,32 @@ START_TEST(threads)
 }
 END_TEST
 
+/* TRD_HOST_KERNEL_SIGNATURE: a host image declares its entry's signature; a kernel made from the image alone
+ * takes it, one given other parameters (a Triton kernel's twin with its pointer and scalar swapped: the README's
+ * add_kernel once was) is refused naming both, and integers compare signlessly as in Triton IR. */
+START_TEST(declared_signature)
+{
+    trd_kernel_t *k = host_kernel("add_kernel", NULL, NULL);
+    trd_kernel_info_t info = {.struct_size = sizeof info};
+    TU_OK(trd_kernel_get_info(k, &info));
+    ck_assert_str_eq(info.signature, "x:*fp32,y:*fp32,out:*fp32,n:i32");
+    trd_kernel_destroy(k);
+    /* other names, a constexpr entry: the same launch parameters */
+    trd_kernel_destroy(host_kernel("add_kernel", "x_ptr:*fp32,y_ptr:*fp32,out_ptr:*fp32,n:i32,BLOCK:constexpr", NULL));
+    /* Triton's IR spells u32/u64 as i32/i64 */
+    trd_kernel_destroy(host_kernel("scalars_kernel", "*fp64,i8,i16,i32,i64,i32,i64,fp16,bf16,fp32,fp64,i1", NULL));
+    trd_kernel_desc_t d = {.struct_size = sizeof d, .path = tu_host_kernel("add_kernel"), .name = "add_kernel",
+                           .signature = "x_ptr:*fp32,y_ptr:*fp32,n:i32,out_ptr:*fp32"};
+    TU_FAILS(trd_kernel_create(rt, &d, &k), TRD_ERR_INVALID_ARGUMENT,
+             "declares add_kernel(x:*fp32,y:*fp32,out:*fp32,n:i32) (TRD_HOST_KERNEL_SIGNATURE), the kernel's signature "
+             "is (x_ptr:*fp32,y_ptr:*fp32,n:i32,out_ptr:*fp32)");
+    d.signature = "*fp32,*fp32,*fp32";
+    TU_FAILS(trd_kernel_create(rt, &d, &k), TRD_ERR_INVALID_ARGUMENT, "the parameters differ");
+    d.signature = "*fp32,*fp32,*fp16,i32";
+    TU_FAILS(trd_kernel_create(rt, &d, &k), TRD_ERR_INVALID_ARGUMENT, "the parameters differ");
+}
+END_TEST
+
 START_TEST(bad_launches)
 {
     trd_kernel_t *k = host_kernel("add_kernel", "x:*fp32,y:*fp32,out:*fp32,n:i32", NULL);
@@ -347,8 +373,7 @@ START_TEST(bad_launches)
     TU_OK(trd_kernel_create(rt, &d, &bad));
     TU_FAILS(trd_kernel_load(bad, host, NULL), TRD_ERR_NOT_FOUND, "exports no function 'no_such_kernel'");
     trd_kernel_destroy(bad);
-    d.name = "add_kernel";
-    d.signature = NULL;
+    d.signature = NULL; /* the image declares no signature for this entry */
     TU_FAILS(trd_kernel_create(rt, &d, &bad), TRD_ERR_INVALID_ARGUMENT, "its signature is unknown");
     d.path = NULL;
     d.data = "not an image at all";
@@ -403,6 +428,7 @@ static Suite *suite(void)
     tcase_add_test(t, global_scratch);
     tcase_add_test(t, streams_and_events);
     tcase_add_test(t, threads);
+    tcase_add_test(t, declared_signature);
     tcase_add_test(t, bad_launches);
     tcase_add_test(t, demo_bundle);
     suite_add_tcase(s, t);

@@ -209,7 +209,13 @@ END_TEST
 
 START_TEST(param_info)
 {
-    trd_kernel_t *k = host_kernel("add_kernel", "a:nvTmaDesc,b:**fp16,BLOCK:constexpr,c:i64,*u8", NULL);
+    /* a raw image: nothing is read from it before a load, the signature is the one given */
+    static const char ptx[] = ".version 8.0\n.target sm_90\n";
+    trd_kernel_t *k;
+    trd_kernel_desc_t d = {.struct_size = sizeof d, .source = TRD_SOURCE_IMAGE, .data = ptx, .size = sizeof ptx - 1,
+                           .name = "k", .signature = "a:nvTmaDesc,b:**fp16,BLOCK:constexpr,c:i64,*u8",
+                           .format = TRD_FORMAT_PTX, .target = "cuda:sm90"};
+    TU_OK(trd_kernel_create(rt, &d, &k));
     trd_param_info_t pi = {.struct_size = sizeof pi};
     TU_OK(trd_kernel_param_info(k, 0, &pi));
     ck_assert_int_eq(pi.kind, TRD_PARAM_TENSOR_MAP);
@@ -231,7 +237,7 @@ START_TEST(param_info)
     ck_assert_uint_eq(pi.pointer_depth, 1);
     ck_assert_str_eq(pi.scalar, "u8");
     trd_param_info_t keep = pi;
-    TU_FAILS(trd_kernel_param_info(k, 4, &pi), TRD_ERR_NOT_FOUND, "kernel 'add_kernel' has 4 launch parameters");
+    TU_FAILS(trd_kernel_param_info(k, 4, &pi), TRD_ERR_NOT_FOUND, "kernel 'k' has 4 launch parameters");
     ck_assert_mem_eq(&pi, &keep, sizeof pi); /* untouched on failure */
     pi.struct_size = 4;
     TU_FAILS(trd_kernel_param_info(k, 0, &pi), TRD_ERR_VERSION, "trd_param_info_t");

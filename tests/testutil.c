@@ -34,6 +34,11 @@ const char *tu_host_kernel(const char *name)
     return tu_path("%s/examples/host/.libs/%s.so", tu_builddir(), name);
 }
 
+const char *tu_undeclared_kernel(void)
+{
+    return tu_path("%s/tests/host/.libs/undeclared_kernel.so", tu_builddir());
+}
+
 const char *tu_fixture(const char *backend, const char *variant)
 {
     return tu_path("%s/tests/fixtures/triton/%s/%s", tu_srcdir(), backend, variant);

@@ -19,6 +19,8 @@ const char *tu_srcdir(void);
 const char *tu_path(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The built host kernel examples/host/<name>.so. */
 const char *tu_host_kernel(const char *name);
+/* The test host image without a declared signature: tests/host/.libs/undeclared_kernel.so. */
+const char *tu_undeclared_kernel(void);
 /* A Triton fixture directory: tests/fixtures/triton/<backend>/<variant>. */
 const char *tu_fixture(const char *backend, const char *variant);
 /* A test driver module: tests/drivers/.libs/<name>.so. */

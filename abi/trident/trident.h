@@ -288,6 +288,10 @@ TRD_API void trd_runtime_destroy(trd_runtime_t *runtime);
  * kept until exit; the XLA handlers and the Python package use it. */
 TRD_API trd_status_t trd_runtime_shared(trd_runtime_t **out);
 TRD_API trd_status_t trd_runtime_config(trd_runtime_t *runtime, const trd_config_t **config);
+/* The directory of trident's disk caches: [runtime] cache_dir, else $XDG_CACHE_HOME/trident, else
+ * ~/.cache/trident (the JIT cache uses it when jit_cache is on; trident.jax keeps compiled kernels and
+ * autotuning choices there). NOT_FOUND when there is none. Since 1.1. */
+TRD_API trd_status_t trd_runtime_cache_dir(trd_runtime_t *runtime, const char **dir);
 
 /* ----------------------------------------------------------------- drivers */
 

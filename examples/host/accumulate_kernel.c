@@ -7,6 +7,8 @@
 
 #define BLOCK 128
 
+TRD_HOST_KERNEL_SIGNATURE(accumulate_kernel, "x:*i32,n:i32,out:*i64,count:*i32");
+
 TRD_HOST_KERNEL(accumulate_kernel)
 {
     const int32_t *x = TRD_ARG(const int32_t *, 0);

@@ -6,6 +6,8 @@
 
 #define BLOCK 1024
 
+TRD_HOST_KERNEL_SIGNATURE(add_kernel, "x:*fp32,y:*fp32,out:*fp32,n:i32");
+
 TRD_HOST_KERNEL(add_kernel)
 {
     const float *x = TRD_ARG(const float *, 0);

@@ -6,6 +6,8 @@
 
 #include <trident/host_kernel.h>
 
+TRD_HOST_KERNEL_SIGNATURE(pid_grid_kernel, "out:*i32,hits:*i32");
+
 TRD_HOST_KERNEL(pid_grid_kernel)
 {
     int32_t *out = TRD_ARG(int32_t *, 0);

@@ -22,6 +22,8 @@ static double bf16_to_double(uint16_t b)
     return f;
 }
 
+TRD_HOST_KERNEL_SIGNATURE(scalars_kernel, "out:*fp64,a_i8:i8,a_i16:i16,a_i32:i32,a_i64:i64,a_u32:u32,a_u64:u64,a_f16:fp16,a_bf16:bf16,a_f32:fp32,a_f64:fp64,a_i1:i1");
+
 TRD_HOST_KERNEL(scalars_kernel)
 {
     (void)program;

@@ -5,6 +5,8 @@
 
 #define BLOCK 512
 
+TRD_HOST_KERNEL_SIGNATURE(scale_inplace_kernel, "x:*fp32,n:i32,alpha:fp32");
+
 TRD_HOST_KERNEL(scale_inplace_kernel)
 {
     float *x = TRD_ARG(float *, 0);

@@ -6,6 +6,8 @@
 
 #include <trident/host_kernel.h>
 
+TRD_HOST_KERNEL_SIGNATURE(scratch_kernel, "x:*fp32,out:*fp32");
+
 TRD_HOST_KERNEL(scratch_kernel)
 {
     const float *x = TRD_ARG(const float *, 0);

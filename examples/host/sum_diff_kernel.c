@@ -6,6 +6,8 @@
 
 #define BLOCK 256
 
+TRD_HOST_KERNEL_SIGNATURE(sum_diff_kernel, "x:*fp32,y:*fp32,n:i32,s:*fp32,d:*fp32");
+
 TRD_HOST_KERNEL(sum_diff_kernel)
 {
     const float *x = TRD_ARG(const float *, 0);

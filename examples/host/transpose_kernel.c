@@ -6,6 +6,8 @@
 
 #define TILE 32
 
+TRD_HOST_KERNEL_SIGNATURE(transpose_kernel, "in:*fp32,out:*fp32,M:i32,N:i32,alpha:fp32");
+
 TRD_HOST_KERNEL(transpose_kernel)
 {
     const float *in = TRD_ARG(const float *, 0);

@@ -83,6 +83,15 @@ def requires_gpu():
 
 
 @pytest.fixture
+def undeclared_kernel() -> str:
+    """The test host image that declares no signature (tests/host/undeclared_kernel.c): it takes any given."""
+    p = BUILD / "tests" / "host" / ".libs" / "undeclared_kernel.so"
+    if not p.exists():
+        pytest.skip(f"{p} is not built (make check in the build tree)")
+    return str(p)
+
+
+@pytest.fixture
 def host_kernel():
     def get(name: str) -> str:
         p = host_kernel_path(name)
@@ -94,19 +103,21 @@ def host_kernel():
 
 @pytest.fixture
 def record(monkeypatch):
-    """triton_call without running: kernel_call replaced by a recorder of what it was given."""
+    """triton_call without running: the custom call a lowering emits (lowering.emit) replaced by a recorder of
+    what it was given; calls made eagerly are lowered for the CPU platform (with jt.targets set for GPUs)."""
     from types import SimpleNamespace
 
     import jax.numpy as jnp
 
-    from trident.jax import triton as jt_triton
+    from trident.jax import lowering as jt_lowering
     calls = []
 
     def fake(kernel, *args, grid, out_shape, **kw):
         calls.append(SimpleNamespace(kernel=kernel, args=args, grid=grid, out_shape=out_shape, **kw))
         return [jnp.zeros(s.shape, s.dtype) for s in out_shape]
 
-    monkeypatch.setattr(jt_triton, "kernel_call", fake)
+    monkeypatch.setattr(jt_lowering, "emit", fake)
+    jax.clear_caches()   # what JAX compiled for an eager call before is not lowered again
     return calls
 
 
@@ -126,6 +137,8 @@ def fresh_cache(tmp_path, monkeypatch):
     """An empty trident disk cache and an empty in-memory kernel cache for the test (autotuning choices the
     handler keeps in memory are per cache file, so a new directory starts without them)."""
     from trident.jax import compile as tc
-    monkeypatch.setenv("TRIDENT_CACHE_DIR", str(tmp_path / "trident"))
-    monkeypatch.setattr(tc, "_compiled", {})
+    from trident.jax import cache
+    d = tmp_path / "trident"
+    monkeypatch.setattr(cache, "cache_dir", lambda: d)   # libtrident's configuration is read once a process
+    monkeypatch.setattr(tc, "_compiled", tc.LRU(512))
     return tmp_path / "trident"

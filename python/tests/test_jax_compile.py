@@ -1,7 +1,8 @@
 """What triton_call compiles and passes, without running it: kernels compiled
 for sm90 and gfx942 with the installed Triton (no GPU needed), Triton's
 specialization, arguments of every kind, option routing and validation, the
-disk cache. kernel_call is replaced by a recorder."""
+disk cache. The custom call a lowering emits (lowering.emit) is replaced by a
+recorder; the calls are lowered for the CPU platform, with targets set."""
 from collections import namedtuple
 
 import jax
@@ -13,6 +14,7 @@ import triton.language as tl
 
 import trident.jax as jt
 from trident.jax import compile as jt_compile
+from trident.jax import lowering as jt_lowering
 
 SM90, GFX942 = "sm90", "gfx942"
 
@@ -49,10 +51,17 @@ def test_compiles_for_sm90_and_gfx942_into_one_bundle(record):
     assert meta["sm90"]["num_stages"] == 3   # jax-triton's default
 
 
-def test_traced_call_compiles_too(record):
+def test_tracing_never_compiles_lowering_does(record, monkeypatch):
+    compiled = []
+    real = triton.compile
+    monkeypatch.setattr(triton, "compile", lambda src, **kw: compiled.append(src) or real(src, **kw))
+    f = lambda x, y: call_add(x, y, BLOCK=128)  # noqa: E731
     with jt.targets(SM90):
-        jax.make_jaxpr(lambda x, y: call_add(x, y))(X, X)
-    assert record and targets_of(record[0].kernel)[0] == ("cubin", "cuda", "sm90")
+        jax.make_jaxpr(f)(X, X)
+        jax.eval_shape(f, X, X)
+        assert not compiled and not record
+        jax.jit(f).lower(X, X)
+    assert len(compiled) == 1 and record and targets_of(record[0].kernel)[0] == ("cubin", "cuda", "sm90")
 
 
 def test_specialization_is_tritons(record):
@@ -200,8 +209,9 @@ def test_disk_cache_serves_a_new_process(record, fresh_cache, monkeypatch):
     with jt.targets(SM90, GFX942):
         call_add(X, X)
     assert len(list((fresh_cache / "triton").iterdir())) == 2
-    monkeypatch.setattr(jt_compile, "_compiled", {})
+    monkeypatch.setattr(jt_compile, "_compiled", jt_compile.LRU(8))
     monkeypatch.setattr(triton, "compile", lambda *a, **k: pytest.fail("compiled again"))
+    jax.clear_caches()
     with jt.targets(SM90, GFX942):
         call_add(X, X)
     assert targets_of(record[1].kernel) == targets_of(record[0].kernel)

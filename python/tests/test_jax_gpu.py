@@ -586,7 +586,7 @@ def test_device_side_descriptor_uses_global_scratch():
 
 def test_vmap_and_threads():
     x, y = randn((3, 256)), randn((3, 256), seed=1)
-    np.testing.assert_allclose(jax.vmap(lambda a, b: add(a, b, BLOCK_SIZE=64))(x, y), x + y)
+    np.testing.assert_allclose(jax.vmap(lambda a, b: add(a, b, BLOCK_SIZE=64, vmap_method="sequential"))(x, y), x + y)
     from concurrent.futures import ThreadPoolExecutor
     with ThreadPoolExecutor(2) as pool:
         outs = list(pool.map(lambda _: add(x[0], y[0], BLOCK_SIZE=64), range(4)))

@@ -155,14 +155,32 @@ def test_aliased_and_pure_outputs_together():
     np.testing.assert_array_equal(x_back, x)
 
 
-def test_zeroing_an_aliased_buffer_is_refused():
+def test_zeroing_an_aliased_input_by_coordinate_is_refused():
+    """The ROCm fork's rule for coordinates: an input is not an output to zero."""
     x = rand(600)
     with pytest.raises(jt.CoordinateError, match="scale_inplace_kernel.*zeroed_outputs"):
         jt.triton_call(x, x.size, 2.0, kernel=scale_inplace_kernel, grid=(2,), BLOCK=512,
                        input_output_aliases="x_ptr", zeroed_outputs=["x_ptr"])
-    with pytest.raises(jt.CoordinateError, match="aliased"):
-        jt.triton_call(x, x.size, 2.0, kernel=scale_inplace_kernel, grid=(2,), BLOCK=512, out_shape=x,
-                       input_output_aliases={0: 0}, zeroed_outputs=[0])
+
+
+@pytest.mark.parametrize("jit", [False, True])
+def test_zeroed_outputs_zero_an_aliased_output_in_the_original_form(jit):
+    """Upstream jax-triton: output indices with the dict input_output_aliases zero the aliased buffer before the
+    launch, so the kernel accumulates from zero instead of from the input's values."""
+    x = jax.random.randint(jax.random.key(5), (900,), -100, 100, dtype=jnp.int32)
+    with jax.enable_x64(True):
+        acc = jax.random.randint(jax.random.key(6), (1,), 1000, 2000, dtype=jnp.int64)
+
+        def f(x, acc, zeroed):
+            return jt.triton_call(x, x.size, acc, kernel=accumulate_kernel, grid=(jt.cdiv(x.size, 128),), BLOCK=128,
+                                  out_shape=(jax.ShapeDtypeStruct((1,), jnp.int64),
+                                             jax.ShapeDtypeStruct((1,), jnp.int32)),
+                                  input_output_aliases={2: 0}, zeroed_outputs=zeroed)
+        run = (lambda *a: jax.jit(f, static_argnums=2)(*a)) if jit else f
+        total, count = run(x, acc, (0, 1))
+        assert int(total[0]) == int(np.asarray(x, np.int64).sum()) and int(count[0]) == x.size
+        total, _ = run(x, acc, (1,))      # not zeroed: the kernel adds to the input's value
+        assert int(total[0]) == int(acc[0]) + int(np.asarray(x, np.int64).sum())
 
 
 @pytest.mark.parametrize("jit", [False, True])
@@ -195,11 +213,15 @@ def test_numpy_scalars_and_float_as_fp32():
     np.testing.assert_array_equal(out, np.asarray(x).T * 0.5)
 
 
-def test_vmap_runs_sequentially():
+def test_vmap_runs_sequentially_when_asked():
     x, y = rand(2048).reshape(2, 1024), rand(2048, seed=1).reshape(2, 1024)
     out = jax.vmap(lambda a, b: jt.triton_call(a, b, kernel=add_kernel, out_shape=a, grid=(1,), n_elements=1024,
-                                               BLOCK=1024))(x, y)
+                                               BLOCK=1024, vmap_method="sequential"))(x, y)
     np.testing.assert_array_equal(out, x + y)
+    with pytest.raises(NotImplementedError, match=r"jax_triton.triton_call does not support batching with jax.vmap. "
+                                                  r"Use jax.custom_batching.custom_vmap"):
+        jax.vmap(lambda a, b: jt.triton_call(a, b, kernel=add_kernel, out_shape=a, grid=(1,), n_elements=1024,
+                                             BLOCK=1024))(x, y)
 
 
 def test_targets_compile_for_gpus_and_run_the_twin(fresh_cache):

@@ -23,7 +23,8 @@ import triton.language as tl
 
 import trident.jax as jt
 from conftest import kernel as fixture_kernel
-from trident.jax import triton as jt_triton
+from trident.jax import cache as jt_cache
+from trident.jax import lowering as jt_lowering
 
 SM90 = "sm90"
 FIELDS = 24
@@ -106,8 +107,9 @@ def record(elem_type, elem_size, swizzle, shape, strides, block, nan=0, fp4=0, b
 def compiled_copy(dtype, shape, block):
     """The sm90 kernel triton_call compiles for a tiled copy (its kernel_call replaced for the while)."""
     got = []
-    real = jt_triton.kernel_call
-    jt_triton.kernel_call = lambda k, *a, out_shape, **kw: got.append(k) or [jnp.zeros(s.shape, s.dtype)
+    real = jt_lowering.emit
+    jax.clear_caches()
+    jt_lowering.emit = lambda k, *a, out_shape, **kw: got.append(k) or [jnp.zeros(s.shape, s.dtype)
                                                                               for s in out_shape]
     try:
         x = jnp.zeros(shape, dtype)
@@ -116,7 +118,7 @@ def compiled_copy(dtype, shape, block):
                            kernel=copy2d, out_shape=x, input_output_aliases={1: 0}, grid=(1, 1), BM=block[0],
                            BN=block[1])
     finally:
-        jt_triton.kernel_call = real
+        jt_lowering.emit = real
     return got[0]
 
 
@@ -402,7 +404,7 @@ def test_gpu_autotuned_tma_kernels(gpu, fresh_cache, tmp_path, monkeypatch):
         texts = {name: json.dumps({**e, "choice": i}) for name, e in entries.items()}
         for name, text in texts.items():
             (forced / "autotune" / name).write_text(text)
-        monkeypatch.setenv("TRIDENT_CACHE_DIR", str(forced))
+        monkeypatch.setattr(jt_cache, "cache_dir", lambda forced=forced: forced)
         check(*jax.jit(lambda a, b, x: body(a, b, x))(a, b, x))   # a new executable, reading the forced choices
         for name, text in texts.items():   # used as they are, not benchmarked again
             assert (forced / "autotune" / name).read_text() == text, name

@@ -163,12 +163,20 @@ def test_hundreds_of_calls_in_one_jit():
     np.testing.assert_allclose(got, want, rtol=1e-6)
 
 
-def test_vmap_runs_sequentially():
+def test_vmap_runs_sequentially_when_asked():
     n = 2048
     xs, ys = rand((3, n)), rand((3, n))
     f = jax.vmap(lambda x, y: tj.kernel_call(kernel("sum_diff_kernel"), x, y, n, grid=n // 256,
-                                             out_shape=(sds(x), sds(x)))[0])
+                                             out_shape=(sds(x), sds(x)), vmap_method="sequential")[0])
     np.testing.assert_array_equal(np.asarray(f(xs, ys)), np.asarray(xs) + np.asarray(ys))
+    g = jax.vmap(lambda x, y: tj.kernel_call(kernel("sum_diff_kernel"), x, y, n, grid=n // 256,
+                                             out_shape=(sds(x), sds(x)))[0])
+    with pytest.raises(NotImplementedError, match="trident.jax.kernel_call does not support batching with jax.vmap"):
+        g(xs, ys)
+    with pytest.raises(NotImplementedError, match="kernel_call does not support automatic differentiation.*"
+                                                  "jax.custom_jvp or jax.custom_vjp"):
+        jax.grad(lambda x: tj.kernel_call(kernel("sum_diff_kernel"), x, x, n, grid=n // 256,
+                                          out_shape=(sds(x), sds(x)))[0].sum())(xs[0])
 
 
 def test_errors_name_kernel_and_argument():

@@ -17,12 +17,12 @@ def test_zero_parameters(host_kernel):
     assert both.signature == "" and len(both.targets) == 2
 
 
-def test_pointers_to_pointers(host_kernel):
-    k = trident.Kernel(host_kernel("add_kernel"), name="add_kernel", signature="pp:**fp32,q:*k*i8,n:i32")
+def test_pointers_to_pointers(undeclared_kernel):
+    k = trident.Kernel(undeclared_kernel, name="undeclared_kernel", signature="pp:**fp32,q:*k*i8,n:i32")
     assert k.signature == "pp:**fp32,q:**i8,n:i32"
     assert [p.type for p in k.params] == ["**fp32", "**i8", "i32"]
     with pytest.raises(trident.TridentError, match=r"entry 0 'p:\*\*\*.*' is a pointer 1001 levels deep"):
-        trident.Kernel(host_kernel("add_kernel"), name="add_kernel", signature="p:" + "*" * 1001 + "fp32")
+        trident.Kernel(undeclared_kernel, name="undeclared_kernel", signature="p:" + "*" * 1001 + "fp32")
 
 
 def test_given_signature_must_agree(host_kernel):

@@ -282,7 +282,7 @@ def test_host_descriptor_parameters_match_the_kernels(target, record, monkeypatc
     # sm80 and gfx942 take the descriptor decomposed (base, shape, strides, padding, from 3.7 tf32 rounding,
     # shape, strides); sm90 a CUtensorMap: trident's signature must be the kernel's parameter list
     monkeypatch.setenv("JAX_TRITON_DUMP_DIR", str(tmp_path))
-    monkeypatch.setattr(jt_compile, "_compiled", {})
+    monkeypatch.setattr(jt_compile, "_compiled", jt_compile.LRU(8))
     monkeypatch.setattr(jt_compile._cache, "load_kernel", lambda key: None)
     a = jnp.zeros((64, 16), jnp.float32)
     with jt.targets(target):

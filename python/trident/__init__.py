@@ -23,7 +23,7 @@ from ._lib import (
 )
 
 __all__ = ["TridentError", "Kernel", "Param", "devices", "drivers", "options", "option_names", "is_option",
-           "option_releases", "version", "library_path"]
+           "option_releases", "version", "library_path", "cache_dir"]
 
 _FORMATS = {0: "unknown", 1: "cubin", 2: "ptx", 3: "fatbin", 4: "hsaco", 5: "spirv", 6: "zebin", 7: "so"}
 _FORMAT_IDS = {v: k for k, v in _FORMATS.items()}
@@ -44,6 +44,17 @@ def _runtime():
     rt = ctypes.c_void_p()
     check(lib().trd_runtime_shared(ctypes.byref(rt)))
     return rt
+
+
+def cache_dir() -> Optional[str]:
+    """The directory of trident's disk caches, from libtrident's configuration ([runtime] cache_dir, else
+    $XDG_CACHE_HOME/trident, else ~/.cache/trident), or None when there is none."""
+    d = ctypes.c_char_p()
+    st = lib().trd_runtime_cache_dir(_runtime(), ctypes.byref(d))
+    if st == 2:  # TRD_ERR_NOT_FOUND
+        return None
+    check(st)
+    return s(d.value)
 
 
 def devices() -> list[dict]:

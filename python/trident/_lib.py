@@ -125,6 +125,7 @@ _PROTOTYPES = [
     ("trd_version_string", ctypes.c_char_p, []),
     ("trd_abi_version", ctypes.c_uint32, []),
     ("trd_runtime_shared", c_status, [ctypes.POINTER(ctypes.c_void_p)]),
+    ("trd_runtime_cache_dir", c_status, [ctypes.c_void_p, ctypes.POINTER(ctypes.c_char_p)]),
     ("trd_runtime_device_count", c_status, [ctypes.c_void_p, ctypes.POINTER(ctypes.c_uint32)]),
     ("trd_runtime_device_get", c_status, [ctypes.c_void_p, ctypes.c_uint32, ctypes.POINTER(ctypes.c_void_p)]),
     ("trd_runtime_device_find", c_status, [ctypes.c_void_p, ctypes.c_char_p, ctypes.POINTER(ctypes.c_void_p)]),

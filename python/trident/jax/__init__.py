@@ -18,15 +18,24 @@ cache entry or a raw image) stays available:
 
     out = jt.kernel_call(kernel, x, y, x.size, grid=(n // 1024,),
                          out_shape=jax.ShapeDtypeStruct(x.shape, x.dtype))
+
+Both are triton_kernel_call_p (jax-triton's primitive): compiled when lowered,
+for the platform lowered for. The layers, each a module: platforms (targets),
+dtypes, compile (specialize, compile, bundle), call (kernel_call and the
+custom call's attributes; tma: tensor maps), lowering (a triton_call per
+platform), triton (jax-triton's API), primitive (the primitive and its rules),
+protocol (the XLA protocol), cache.
 """
 from . import utils  # noqa: F401
-from ._call import KernelCallError, kernel_call, normalize_grid, pack_scalar  # noqa: F401
-from ._ffi import TARGET, register  # noqa: F401
 from .autotune import AutotuneError  # noqa: F401
-from .compile import (CompileError, Target, device_targets, get_compute_capability, host_twin,  # noqa: F401
-                      target, targets)
+from .compile import host_twin  # noqa: F401
 from .coords import CoordinateError  # noqa: F401
+from .errors import KernelCallError  # noqa: F401
+from .call import kernel_call, normalize_grid, pack_scalar  # noqa: F401
+from .primitive import triton_kernel_call_p  # noqa: F401
+from .protocol import TARGET, register  # noqa: F401
 from .routing import OptionError  # noqa: F401
+from .platforms import CompileError, Target, device_targets, get_compute_capability, target, targets  # noqa: F401
 from .tensordesc import TensorDescriptor  # noqa: F401
 from .triton import JTKernel, kernel, triton_call  # noqa: F401
 from .utils import cdiv, next_power_of_2, strides_from_shape  # noqa: F401
@@ -41,4 +50,5 @@ __all__ = [
     "TensorDescriptor", "get_compute_capability", "CUSTOM_CALL_TARGET_NAME", "__version__", "__version_info__",
     "targets", "target", "Target", "device_targets", "host_twin",
     "kernel_call", "KernelCallError", "CompileError", "CoordinateError", "OptionError", "AutotuneError", "register",
+    "triton_kernel_call_p",
 ]

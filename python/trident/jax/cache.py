@@ -2,7 +2,9 @@
 kernel and target, named by the sha256 of its source, specialization,
 options, target and the Triton and trident versions) and autotuning choices.
 
-    $TRIDENT_CACHE_DIR, else $XDG_CACHE_HOME/trident, else ~/.cache/trident
+    libtrident's cache directory ([runtime] cache_dir, TRIDENT_CACHE_DIR: read
+    when the process's runtime is made; else $XDG_CACHE_HOME/trident, else
+    ~/.cache/trident: trident.cache_dir())
         triton/<key>.trdb
         autotune/<key>-<arch>.json
 
@@ -32,13 +34,12 @@ _CHOICE_MAX = 1 << 20     # an autotune record is a few hundred bytes
 
 
 def cache_dir() -> Optional[Path]:
+    """Where trident.jax keeps its caches: libtrident's configured directory, or None (off)."""
     if os.environ.get("TRIDENT_JAX_CACHE", "1") in ("0", "false", "no", "off"):
         return None
-    base = os.environ.get("TRIDENT_CACHE_DIR")
-    if base:
-        return Path(base)
-    xdg = os.environ.get("XDG_CACHE_HOME")
-    return (Path(xdg) if xdg else Path.home() / ".cache") / "trident"
+    from .. import cache_dir as configured
+    d = configured()
+    return Path(d) if d else None
 
 
 def _path(kind: str, key: str, ext: str) -> Optional[Path]:

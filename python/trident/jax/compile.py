@@ -11,35 +11,37 @@ turned into a trident kernel (its cubin/PTX or HSACO, its metadata and the
 launch signature) and kept in memory and on disk (cache.py); the targets of
 one call are combined into one bundle, and each device runs its own image.
 
-Targets: every distinct architecture among the devices of JAX's default
-backend, as trident sees them (trident runs the kernel), or the ones set with
-`targets(...)`. On CPU-only JAX there is no GPU to run on: a kernel runs there
-only through a host twin (a native implementation registered with
-`host_twin`), and `targets` still compiles for GPU targets (sm90, gfx942).
+Targets (platforms.py) are chosen when a call is lowered, for the platform it
+is lowered for. On the CPU platform a kernel runs through a host twin (a
+native implementation registered with `host_twin`, whose declared signature
+must be the kernel's). Every cache here is bounded or weak: a long-running
+process that compiles many kernels keeps the most recent ones.
 """
 from __future__ import annotations
 
-import contextlib
-import contextvars
+import collections
 import hashlib
 import json
 import os
 import re
 import shutil
+import threading
+import weakref
 from dataclasses import dataclass
-from typing import Any, Callable, Iterable, Optional, Sequence
+from typing import Any, Callable, Generic, Hashable, Iterable, Optional, Sequence, TypeVar
 
-import jax
 import numpy as np
 import triton
 import triton.language as tl
-from triton.backends.compiler import BaseBackend, GPUTarget
+from triton.backends.compiler import BaseBackend
 from triton.runtime.jit import JITFunction, create_function_from_signature
 
-from .. import Kernel
+from .. import Kernel, TridentError
 from .. import version as trident_version
 from . import cache as _cache
-from ._call import DTYPE_TO_TRITON
+from .dtypes import triton_dtype as _triton_dtype
+# the targets' names, for the layers above that reach them through this module
+from .platforms import CompileError, Target, override, platform_targets  # noqa: F401
 
 try:  # Gluon (Triton >= 3.4)
     from triton.experimental.gluon._runtime import GluonASTSource, GluonJITFunction
@@ -57,164 +59,74 @@ if TRITON_RELEASE < (3, 6):
 _IMAGES = {"cuda": ("cubin", "ptx"), "hip": ("hsaco",), "xpu": ("zebin", "spv")}
 _FORMAT_OF_EXT = {"cubin": "cubin", "ptx": "ptx", "hsaco": "hsaco", "spv": "spirv", "zebin": "zebin"}
 
+K = TypeVar("K", bound=Hashable)
+V = TypeVar("V")
 
-class CompileError(ValueError):
-    """A kernel that cannot be compiled or bound for a target."""
 
+class LRU(Generic[K, V]):
+    """A bounded map that drops its least recently used entry (thread-safe)."""
 
-# ----------------------------------------------------------------- targets
+    def __init__(self, capacity: int):
+        self.capacity = capacity
+        self._d: "collections.OrderedDict[K, V]" = collections.OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: K) -> Optional[V]:
+        with self._lock:
+            v = self._d.get(key)
+            if v is not None:
+                self._d.move_to_end(key)
+            return v
+
+    def put(self, key: K, value: V) -> V:
+        with self._lock:
+            self._d[key] = value
+            self._d.move_to_end(key)
+            while len(self._d) > self.capacity:
+                self._d.popitem(last=False)
+        return value
+
+    def __len__(self) -> int:
+        return len(self._d)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._d.clear()
+
 
 @dataclass(frozen=True)
-class Target:
-    """One compile target: a Triton backend and architecture, or the host (a registered twin)."""
-    backend: str          # "cuda", "hip", "xpu" or "host"
-    arch: Any             # 90, "gfx942", ...; "" for the host
-    warp_size: int
-
-    @property
-    def name(self) -> str:
-        if self.backend == "cuda":
-            return f"sm{self.arch}"
-        if self.backend == "host":
-            return "host"
-        return str(self.arch)
-
-    @property
-    def trident_target(self) -> str:
-        """trident's "<backend>:<arch>" for a raw image."""
-        return f"{self.backend}:{self.name}"
-
-    def gpu_target(self) -> GPUTarget:
-        return GPUTarget(self.backend, self.arch, self.warp_size)
-
-    def __str__(self) -> str:
-        return self.name
+class HostTwin:
+    """A registered native implementation of a Triton kernel: its shared object, entry and declared signature."""
+    path: str
+    entry: str
+    signature: str      # as the image declares it (TRD_HOST_KERNEL_SIGNATURE)
 
 
-def target(spec: Any) -> Target:
-    """A Target from "sm90", "cuda:sm90", 90 (a CUDA compute capability), "gfx942",
-    "hip:gfx942", "xpu:<arch>", "host", a triton GPUTarget or a Target."""
-    if isinstance(spec, Target):
-        return spec
-    if isinstance(spec, GPUTarget):
-        return Target(spec.backend, spec.arch, spec.warp_size)
-    if isinstance(spec, (int, np.integer)) and not isinstance(spec, bool):
-        return Target("cuda", int(spec), 32)
-    if isinstance(spec, str):
-        s = spec.strip()
-        backend, _, arch = s.rpartition(":")
-        if s == "host":
-            return Target("host", "", 1)
-        m = re.fullmatch(r"sm_?(\d+)a?", arch)
-        if backend in ("", "cuda") and (m or (backend == "cuda" and arch.isdigit())):
-            return Target("cuda", int(m.group(1) if m else arch), 32)
-        m = re.fullmatch(r"gfx([0-9a-f]+)(:.*)?", arch)
-        if backend in ("", "hip", "rocm") and m:
-            # RDNA (gfx10 and newer) runs wave32, CDNA wave64
-            return Target("hip", "gfx" + m.group(1), 32 if len(m.group(1)) >= 4 and m.group(1)[:2] >= "10" else 64)
-        if backend == "xpu" and arch:
-            return Target("xpu", arch, 32)
-    raise CompileError(f"target {spec!r}: expected sm<cc> (sm90), cuda:sm<cc>, gfx<arch> (gfx942), hip:gfx<arch>, "
-                       f"xpu:<arch> or host")
-
-
-_override: contextvars.ContextVar[Optional[tuple[Target, ...]]] = contextvars.ContextVar("trident_targets",
-                                                                                        default=None)
-
-
-@contextlib.contextmanager
-def targets(*specs: Any):
-    """Compile for these targets instead of the devices JAX may run on:
-
-        with trident.jax.targets("sm90", "gfx942"):
-            ...   # triton_call compiles for both
-
-    Used for ahead-of-time compilation and on machines without the GPU."""
-    tok = _override.set(tuple(target(s) for s in specs))
-    try:
-        yield
-    finally:
-        _override.reset(tok)
-
-
-def _jax_gpu_platform(dev: Any) -> str:
-    p = str(getattr(dev, "platform", "")).lower()
-    if p in ("cuda", "rocm"):
-        return p
-    version = str(getattr(getattr(dev, "client", None), "platform_version", "")).lower()
-    return "rocm" if "rocm" in version or "hip" in version else "cuda"
-
-
-def _trident_devices() -> list[dict]:
-    from .. import devices
-    try:
-        return devices()
-    except Exception:  # a broken driver must not stop compilation for the others
-        return []
-
-
-def target_of_device(d: Any, tri: Optional[list[dict]] = None) -> Target:
-    """The target of one JAX GPU device, as trident sees it (else its compute capability)."""
-    tri = _trident_devices() if tri is None else tri
-    backend = "cuda" if _jax_gpu_platform(d) == "cuda" else "hip"
-    ordinal = getattr(d, "local_hardware_id", None)
-    ordinal = d.id if ordinal is None else ordinal
-    for td in tri:
-        if td["backend"] == backend and td["ordinal"] == ordinal and td["arch"]:
-            t = target(f"{backend}:{td['arch']}")
-            if backend == "hip" and td.get("warp_size"):
-                t = Target("hip", t.arch, int(td["warp_size"]))
-            return t
-    if backend == "cuda" and getattr(d, "compute_capability", None):
-        return Target("cuda", int(str(d.compute_capability).replace(".", "")), 32)
-    raise CompileError(f"JAX device {d} has no architecture trident knows (see `trident devices`); set the "
-                       f"targets with trident.jax.targets(...)")
-
-
-def device_targets(compute_capability: Optional[int] = None) -> list[Target]:
-    """The distinct targets among the devices of JAX's default backend (none on CPU)."""
-    ov = _override.get()
-    if ov is not None:
-        return list(ov)
-    devs = jax.devices()
-    if not devs or devs[0].platform == "cpu":
-        return []
-    tri = _trident_devices()
-    out: list[Target] = []
-    for d in devs:
-        t = target_of_device(d, tri)
-        if t.backend == "cuda" and compute_capability is not None:
-            t = Target("cuda", int(compute_capability), 32)
-        if t not in out:
-            out.append(t)
-    return out
-
-
-def get_compute_capability(device: int = 0) -> int:
-    """The compute capability of CUDA device `device` as trident sees it (90 for sm90)."""
-    cuda = [d for d in _trident_devices() if d["backend"] == "cuda"]
-    for d in cuda:
-        if d["ordinal"] == device:
-            return int(d["arch"][2:].rstrip("a"))
-    devs = [d for d in jax.devices() if d.platform != "cpu" and getattr(d, "compute_capability", None)]
-    if device < len(devs):
-        return int(str(devs[device].compute_capability).replace(".", ""))
-    raise CompileError(f"no CUDA device {device} (trident sees {len(cuda)})")
-
-
-_host_twins: dict[Any, tuple[str, Optional[str]]] = {}
+_host_twins: "weakref.WeakKeyDictionary[Any, HostTwin]" = weakref.WeakKeyDictionary()
 
 
 def host_twin(kernel: Any, path: "str | os.PathLike", name: Optional[str] = None) -> None:
     """Registers a native host implementation (a trident host kernel .so, see
-    examples/host/) of a Triton kernel: on CPU, triton_call runs it. It takes
-    the same launch parameters as the Triton kernel (constexprs removed); its
-    entry symbol is `name`, else the kernel's name (which it must be when the
-    call also compiles GPU images: one bundle holds one kernel name)."""
-    _host_twins[jit_function(kernel)] = (os.fspath(path), name)
+    examples/host/) of a Triton kernel: on CPU, triton_call runs it. Its entry
+    symbol is `name`, else the kernel's name (which it must be when the call
+    also compiles GPU images: one bundle holds one kernel name). The image must
+    declare the entry's signature (TRD_HOST_KERNEL_SIGNATURE): each call checks
+    it against the Triton kernel's launch parameters and refuses a mismatch,
+    naming both, instead of letting the twin read its arguments wrongly."""
+    fn = jit_function(kernel)
+    entry = name or fn.__name__
+    try:
+        k = Kernel(path, name=entry, format="so", target="host")
+    except TridentError as e:
+        if "signature is unknown" in e.message:
+            raise CompileError(f"host twin of kernel '{fn.__name__}': {os.fspath(path)} declares no signature for "
+                               f"'{entry}': declare it beside the function, e.g. TRD_HOST_KERNEL_SIGNATURE({entry}, "
+                               f"\"x:*fp32,n:i32\") (trident/host_kernel.h)") from None
+        raise CompileError(f"host twin of kernel '{fn.__name__}': {e.message}") from None
+    _host_twins[fn] = HostTwin(os.fspath(path), entry, k.signature)
 
 
-def host_twin_of(fn: Any) -> Optional[tuple[str, Optional[str]]]:
+def host_twin_of(fn: Any) -> Optional[HostTwin]:
     return _host_twins.get(fn)
 
 
@@ -260,7 +172,7 @@ class _NoTorchHipBackend:
         return ret
 
 
-_backends: dict[Target, Any] = {}
+_backends: dict[Target, Any] = {}   # one per target this process compiles for: bounded by them
 
 
 def backend_of(t: Target) -> Any:
@@ -317,7 +229,7 @@ class ArgArray:
 
 
 def triton_dtype(dtype: Any) -> str:
-    t = DTYPE_TO_TRITON.get(np.dtype(dtype))
+    t = _triton_dtype(dtype)
     if t is None:
         raise CompileError(f"arrays of {np.dtype(dtype).name} have no Triton type")
     return t
@@ -493,7 +405,7 @@ class Compiled:
     key: str
 
 
-_compiled: dict[str, Compiled] = {}
+_compiled: LRU[Any, Compiled] = LRU(512)     # compile key -> the kernel (the disk cache keeps the rest)
 
 
 def _dump(fn: Any, key: str, ck: Any) -> None:
@@ -522,9 +434,7 @@ def compile_for(fn: Any, t: Target, spec: Specialization, options: dict[str, Any
     if data is not None:
         try:
             k = Kernel(data)
-            c = Compiled(k, k.targets[0].metadata, key)
-            _compiled[key] = c
-            return c
+            return _compiled.put(key, Compiled(k, k.targets[0].metadata, key))
         except Exception:
             pass  # a damaged entry: compile again
     src_cls = GluonASTSource if is_gluon(fn) else triton.compiler.ASTSource
@@ -550,24 +460,31 @@ def compile_for(fn: Any, t: Target, spec: Specialization, options: dict[str, Any
                            f"({sorted(ck.metadata_group)})")
     k = Kernel.combine(kernels) if len(kernels) > 1 else kernels[0]
     _cache.store_kernel(key, k.bundle())
-    c = Compiled(k, meta, key)
-    _compiled[key] = c
-    return c
+    return _compiled.put(key, Compiled(k, meta, key))
 
 
 def host_kernel(fn: Any, signature: str) -> Kernel:
-    """The registered host twin of fn as a trident kernel with the launch signature."""
-    path, name = _host_twins[fn]
-    key = ("host", path, name, signature)
-    hit = _compiled.get(key)  # type: ignore[arg-type]
+    """The registered host twin of fn as a trident kernel with the launch signature, which libtrident checks
+    against the one the image declares."""
+    twin = _host_twins[fn]
+    key = ("host", twin.path, twin.entry, signature)
+    hit = _compiled.get(key)
     if hit is None:
-        k = Kernel(path, name=name or fn.__name__, signature=signature)
-        hit = Compiled(k, k.targets[0].metadata, repr(key))
-        _compiled[key] = hit  # type: ignore[index]
+        try:
+            k = Kernel(twin.path, name=twin.entry, signature=signature)
+        except TridentError as e:
+            hint = ""
+            if len([p for p in signature.split(",") if p]) < len(twin.signature.split(",")):
+                hint = (" (Triton compiles an integer argument equal to 1 into the kernel, and its launch then has "
+                        "one parameter fewer: list it in do_not_specialize)")
+            raise CompileError(f"kernel '{fn.__name__}': its host twin {twin.path} does not take the kernel's "
+                               f"launch parameters: {e.message}{hint}") from None
+        hit = _compiled.put(key, Compiled(k, k.targets[0].metadata, repr(key)))
     return hit.kernel
 
 
-_combined: dict[tuple, tuple[list[Kernel], Kernel]] = {}
+# combined bundles by their parts: each entry keeps its parts alive, so their ids stay theirs
+_combined: LRU[tuple, tuple[list[Kernel], Kernel]] = LRU(256)
 
 
 def combine(kernels: Iterable[Kernel], signature: str, name: str) -> Kernel:
@@ -578,7 +495,6 @@ def combine(kernels: Iterable[Kernel], signature: str, name: str) -> Kernel:
         return ks[0]
     key = (tuple(id(k) for k in ks), signature, name)
     hit = _combined.get(key)
-    if hit is None or any(a is not b for a, b in zip(hit[0], ks)):
-        hit = (ks, Kernel.combine(ks, name=name, signature=signature))   # the parts stay alive with it
-        _combined[key] = hit
+    if hit is None:
+        hit = _combined.put(key, (ks, Kernel.combine(ks, name=name, signature=signature)))
     return hit[1]

@@ -23,8 +23,10 @@ Aliases (input_output_aliases):
     returned after the output-only ones.
 zeroed_outputs: coordinates of output parameters, or jax-triton's output
 ordinals (plain ints, when every one is below the number of outputs; write
-(3,) to force a coordinate). Aliased buffers are never zeroed: that would
-destroy the input they carry.
+(3,) to force a coordinate). An ordinal of an output aliased to an input
+zeroes that buffer before the launch, as upstream jax-triton does; a
+coordinate of an input is refused, as in the ROCm fork (zeroing would
+destroy the values it carries in).
 
 Return value: the out_shape pytree as given (jax-triton) unless a fork-only
 form is used (dict out_shape, out_names, coordinate aliases), which returns a
@@ -423,11 +425,8 @@ def zeroed(info: ParamInfo, values: dict[str, Any], spec: Any, ordinals: Sequenc
     out: list[int] = []
     for s in spec:
         if isinstance(s, (int, np.integer)) and not isinstance(s, bool) and by_ordinal:
-            r = ordinals[int(s)]
-            if r in aliased:
-                raise CoordinateError(f"kernel '{k}': zeroed_outputs: output {int(s)} is aliased to an input, whose "
-                                      f"values zeroing would destroy; zero the input before the call instead")
-            out.append(r)
+            # jax-triton: an output aliased to an input is zeroed too (its buffer, before the launch)
+            out.append(ordinals[int(s)])
             continue
         path = path_of(info, s, "zeroed_outputs")
         v = _at(info, values, path, "zeroed_outputs")

@@ -1,7 +1,9 @@
 """triton_call and @kernel: jax-triton's API (upstream 0.4 and the ROCm fork's
-0.5.1) over trident. A kernel is compiled with the installed Triton for every
-target the computation may run on and called through trident's XLA handler
-(kernel_call), inside or outside jax.jit:
+0.5.1) over trident. A call binds triton_kernel_call_p (primitive.py) with
+the call's static description (lowering.TritonCall); the kernel is compiled
+when the call is lowered, with the installed Triton, for the targets of the
+platform it is lowered for, and runs through trident's XLA handler, inside or
+outside jax.jit:
 
     import trident.jax as jt
 
@@ -19,8 +21,9 @@ tl.constexpr values, None, strings, callables (@triton.jit functions) and
 nested tuples of these, positionally or by name; jax.Ref arguments are
 read-write buffers (jax-triton 0.4). Binding and specialization are Triton's
 (compile.py). Keywords share one namespace with the backend options
-(routing.py). Outputs, aliases and zeroing: coords.py. Autotuner and
-heuristics: autotune.py.
+(routing.py; unknown names fail here, when the call is made, and again for
+the backends of the platform lowered for). Outputs, aliases and zeroing:
+coords.py. Autotuner and heuristics: autotune.py, applied when lowering.
 
 Why output-only parameters come last: an output is not an argument, so it
 lands on a parameter no argument was given for; in the positional form the
@@ -33,21 +36,19 @@ from __future__ import annotations
 
 import dataclasses
 import functools
-import warnings
 from typing import Any, Callable, Mapping, Optional
 
 import jax
-import jax.numpy as jnp
 import numpy as np
-import triton.language as tl
 from triton import knobs as _knobs
 
-from . import autotune as _at
 from . import compile as _c
 from . import coords as _co
+from . import lowering as _lo
+from . import primitive as _prim
 from . import routing as _ro
-from ._call import KernelCallError, kernel_call, normalize_grid
 from .tensordesc import TensorDescriptor
+from .values import plain
 
 _UNSET: Any = object()
 
@@ -60,7 +61,7 @@ except AttributeError:  # pragma: no cover
 _CALL_PARAMS = ("out_shape", "out_type", "out_names", "input_output_aliases", "zeroed_outputs", "num_warps",
                 "num_stages", "num_ctas", "debug", "name", "compute_capability", "enable_fp_fusion",
                 "backend_options", "serialized_metadata", "cost_estimate", "has_side_effect",
-                "custom_call_target_name")
+                "custom_call_target_name", "vmap_method")
 
 
 class JTKernel:
@@ -129,17 +130,24 @@ def _is_array(x: Any) -> bool:
 
 
 class _Inputs:
-    """The call's array arguments, numbered in signature order (the launch order)."""
+    """The call's array arguments, numbered in signature order (the launch order): the arrays are the
+    primitive's operands, the leaves (their ShapeDtypeStructs) go into the call's description."""
 
     def __init__(self, kernel_name: str):
         self.kernel = kernel_name
         self.leaves: list[_co.In] = []
+        self.arrays: list[Any] = []
         self.refs: list[tuple[Any, int]] = []   # (Ref, operand)
+
+    def _leaf(self, array: Any) -> _co.In:
+        leaf = _co.In(jax.ShapeDtypeStruct(tuple(array.shape), array.dtype), len(self.leaves))
+        self.leaves.append(leaf)
+        self.arrays.append(array)
+        return leaf
 
     def convert(self, v: Any, where: str) -> Any:
         if _is_ref(v):
-            leaf = _co.In(v[...], len(self.leaves))
-            self.leaves.append(leaf)
+            leaf = self._leaf(v[...])
             self.refs.append((v, leaf.operand))
             return leaf
         if isinstance(v, TensorDescriptor):
@@ -147,130 +155,11 @@ class _Inputs:
         if _is_array(v):
             if isinstance(v, _Tracer) and not hasattr(v, "shape"):
                 raise TypeError(f"kernel '{self.kernel}' argument {where}: a traced value without a shape")
-            leaf = _co.In(v, len(self.leaves))
-            self.leaves.append(leaf)
-            return leaf
+            return self._leaf(v)
         if isinstance(v, tuple):
             items = [self.convert(e, f"{where}[{i}]") for i, e in enumerate(v)]
             return type(v)(*items) if hasattr(v, "_fields") else tuple(items)
-        if isinstance(v, (np.bool_,)):
-            return bool(v)
-        if isinstance(v, np.integer) or (isinstance(v, int) and type(v) not in (int, bool)):
-            return int(v)
-        if isinstance(v, np.floating) or (isinstance(v, float) and type(v) is not float):
-            return float(v)
-        return v
-
-
-class _BinderDtype(tl.dtype):
-    """A Triton dtype with torch's is_floating_point, which Triton's TensorDescriptor checks for padding="nan"."""
-
-    @property
-    def is_floating_point(self) -> bool:
-        return self.is_floating()
-
-
-def _to_binder(v: Any) -> Any:
-    """A value as Triton's binder should see it: arrays as ArgArray."""
-    if isinstance(v, (_co.In, _co.Out)):
-        arr = v.array if isinstance(v, _co.In) else v.shape
-        nbytes = int(np.prod(arr.shape, dtype=np.int64)) * np.dtype(arr.dtype).itemsize
-        return _c.ArgArray(_c.triton_dtype(arr.dtype), nbytes, v)
-    if isinstance(v, TensorDescriptor):
-        from triton.tools.tensor_descriptor import TensorDescriptor as TritonTD
-        base = _to_binder(v.base)
-        t = base.dtype   # Triton's type string ("u8", "fp16"); tl.dtype names integers "uint8", "int1"
-        base.dtype = _BinderDtype(("int" if t[0] == "i" else "uint") + t[1:] if t[0] in "iu" else t)
-        cls = TritonTD
-        extra = {}
-        if v.layout is not None:
-            from triton.experimental.gluon.nvidia.hopper import TensorDescriptor as GluonTD
-            cls, extra = GluonTD, {"layout": v.layout}
-        td = cls(base, list(v.shape), list(v.strides), list(v.block_shape), padding=v.padding, **extra)
-        td.round_f32_to_tf32 = v.round_f32_to_tf32   # Triton 3.6's class lacks the field; the tma record uses it
-        return td
-    if isinstance(v, tuple):
-        items = [_to_binder(e) for e in v]
-        return type(v)(*items) if hasattr(v, "_fields") else tuple(items)
-    return v
-
-
-def _leaf_kind(v: Any) -> tuple:
-    if isinstance(v, _c.ArgArray):
-        return ("in", v.leaf.operand) if isinstance(v.leaf, _co.In) else ("out", v.leaf.result)
-    if isinstance(v, _c.TmaArg):
-        # a host descriptor lowered to TMA: kernel_call encodes it from its base, an input
-        d = v.desc
-        if not isinstance(d.base, _c.ArgArray) or not isinstance(d.base.leaf, _co.In):
-            raise KernelCallError("a TensorDescriptor's base must be an input array")
-        return ("tma", d.base.leaf.operand, tuple(d.shape), tuple(d.strides), tuple(d.block_shape), d.padding,
-                bool(getattr(d, "round_f32_to_tf32", False)))
-    if v is None:
-        return ("null",)
-    return ("scalar", v)
-
-
-class _Recorder:
-    """An array for the chosen config's pre_hook at the real launch: records zero_/fill_."""
-
-    def __init__(self, leaf: Any, log: list):
-        self.leaf, self.log = leaf, log
-        arr = leaf.array if isinstance(leaf, _co.In) else leaf.shape
-        self.shape, self.dtype = tuple(arr.shape), arr.dtype
-
-    def zero_(self) -> "_Recorder":
-        self.log.append((self.leaf, 0))
-        return self
-
-    def fill_(self, value: Any) -> "_Recorder":
-        self.log.append((self.leaf, value))
-        return self
-
-    def clone(self) -> "_Recorder":
-        return self
-
-    def copy_(self, src: Any) -> "_Recorder":
-        return self
-
-    def data_ptr(self) -> int:
-        return 16
-
-
-def _hook_args(bound: dict[str, Any], conv: Callable[[Any], Any], extra: dict[str, Any]) -> dict[str, Any]:
-    def walk(v: Any) -> Any:
-        if isinstance(v, _c.ArgArray):
-            return conv(v.leaf)
-        if isinstance(v, tuple):
-            items = [walk(e) for e in v]
-            return type(v)(*items) if hasattr(v, "_fields") else tuple(items)
-        return v
-    return {**{n: walk(v) for n, v in bound.items()}, **extra}
-
-
-def _launch_args(leaves: list[tuple]) -> list[tuple]:
-    """What a candidate's launch passes, as every candidate of one call must pass it: a tensor map's block shape
-    is the candidate's own (kernel_call sends each candidate's encoding), the rest is the call's."""
-    return [lk[:4] + lk[5:] if lk[0] == "tma" else lk for lk in leaves]
-
-
-def _hook_effects(c: _at.Candidate, hooks: list, inputs_too: bool, kname: str) -> tuple[list[int], dict[int, Any]]:
-    """What hooks do before a candidate's launch, recorded on proxies at trace time: the results they zero (with
-    the candidate's own), and (inputs_too) the inputs they fill, as {operand: value}."""
-    log: list = []
-    nargs = _hook_args(c.names, lambda leaf: _Recorder(leaf, log), c.variant.kwargs)
-    for hook in hooks:
-        hook(nargs)
-    zero, replaced = list(c.zero), {}
-    for leaf, value in log:
-        if isinstance(leaf, _co.Out):
-            if value != 0:
-                raise NotImplementedError(f"kernel '{kname}': a pre_hook fills output {leaf.result} with {value!r}; "
-                                          f"outputs can only be zeroed before a launch")
-            if leaf.result not in zero:
-                zero.append(leaf.result)
-        elif inputs_too:
-            replaced[leaf.operand] = value
-    return sorted(zero), replaced
+        return plain(v)
 
 
 def triton_call(*args: Any, kernel: Any, grid: Any, out_shape: Any = _UNSET, out_type: Any = _UNSET,
@@ -280,7 +169,7 @@ def triton_call(*args: Any, kernel: Any, grid: Any, out_shape: Any = _UNSET, out
                 compute_capability: Optional[int] = _UNSET, enable_fp_fusion: Optional[bool] = _UNSET,
                 backend_options: Optional[Mapping[str, Any]] = _UNSET, serialized_metadata: bytes = _UNSET,
                 cost_estimate: Any = _UNSET, has_side_effect: bool = _UNSET, custom_call_target_name: Any = _UNSET,
-                **kwargs: Any) -> Any:
+                vmap_method: Optional[str] = _UNSET, **kwargs: Any) -> Any:
     """Calls a Triton or Gluon kernel with JAX arrays (inside or outside jax.jit).
 
     kernel: a @triton.jit / Gluon function, a triton.autotune / triton.heuristics
@@ -302,9 +191,14 @@ def triton_call(*args: Any, kernel: Any, grid: Any, out_shape: Any = _UNSET, out
         a backend option (maxnreg, extern_libs, waves_per_eu, ...) are compiler
         options; keywords naming kernel parameters are arguments.
     compute_capability: compile for this CUDA capability instead of the devices'.
-    has_side_effect: keep the call when its results are unused.
-    name, serialized_metadata, cost_estimate, custom_call_target_name: accepted
-        for compatibility; trident's handler has no use for them.
+    has_side_effect: keep the call in XLA when its results are unused (JAX never
+        removes it).
+    cost_estimate: {"flops": ..., "bytes_accessed": ...}: the custom call's
+        cost_estimate_json attribute, for XLA's scheduler and profilers.
+    vmap_method: "sequential" lets jax.vmap launch the kernel once per batch
+        element; otherwise jax.vmap raises, as jax-triton does.
+    name, serialized_metadata, custom_call_target_name: accepted for
+        compatibility; trident's handler has no use for them.
     """
     given_call = {k: v for k, v in (
         ("out_shape", out_shape), ("out_type", out_type), ("out_names", out_names),
@@ -313,7 +207,7 @@ def triton_call(*args: Any, kernel: Any, grid: Any, out_shape: Any = _UNSET, out
         ("name", name), ("compute_capability", compute_capability), ("enable_fp_fusion", enable_fp_fusion),
         ("backend_options", backend_options), ("serialized_metadata", serialized_metadata),
         ("cost_estimate", cost_estimate), ("has_side_effect", has_side_effect),
-        ("custom_call_target_name", custom_call_target_name)) if v is not _UNSET}
+        ("custom_call_target_name", custom_call_target_name), ("vmap_method", vmap_method)) if v is not _UNSET}
     if isinstance(kernel, JTKernel):
         preset = dict(kernel.kwargs)
         for k in list(preset):
@@ -322,6 +216,9 @@ def triton_call(*args: Any, kernel: Any, grid: Any, out_shape: Any = _UNSET, out
         given_call = {**preset, **given_call}
         kernel = kernel.kernel
     return _call(args, kernel, grid, given_call, kwargs)
+
+
+_DEFAULT_OPTIONS = ("num_warps", "num_stages", "num_ctas", "debug")
 
 
 def _call(args: tuple, kernel: Any, grid: Any, opts: dict[str, Any], kwargs: dict[str, Any]) -> Any:
@@ -340,6 +237,11 @@ def _call(args: tuple, kernel: Any, grid: Any, opts: dict[str, Any], kwargs: dic
     # ---- one keyword namespace: kernel arguments and backend options
     ns = dict(kwargs)
     backend_options = dict(opts.get("backend_options") or {})
+    for k, v in backend_options.items():
+        try:
+            hash(v)
+        except TypeError:
+            raise TypeError(f"backend_options[{k!r}] must be hashable, got {v!r}") from None
     explicit = {k: opts[k] for k in ("num_warps", "num_stages", "num_ctas", "debug", "enable_fp_fusion")
                 if opts.get(k) is not None}
     for k, v in list(explicit.items()) + list(backend_options.items()):
@@ -375,187 +277,39 @@ def _call(args: tuple, kernel: Any, grid: Any, opts: dict[str, Any], kwargs: dic
                          f"is already read-write)")
     plan = _co.plan(info, given, out_shape, opts.get("out_names"), aliases_spec)
     for ref, op in inputs.refs:
-        plan.results.append(jax.ShapeDtypeStruct(tuple(inputs.leaves[op].array.shape), inputs.leaves[op].array.dtype))
+        plan.results.append(inputs.leaves[op].array)
         plan.aliases[op] = len(plan.results) - 1
         plan.ref_writes.append((ref, len(plan.results) - 1))
 
-    # ---- targets
-    targets = _c.device_targets(opts.get("compute_capability"))
-    on_cpu = jax.devices()[0].platform == "cpu"
-    twin = _c.host_twin_of(fn)
-    gpu_targets = [t for t in targets if t.backend != "host"]
-    want_host = twin is not None and (on_cpu or any(t.backend == "host" for t in targets))
-    if on_cpu and twin is None and _c._override.get() is None:
-        raise _c.CompileError(
-            f"kernel '{kname}': JAX runs on CPU and the kernel has no host twin (trident.jax.host_twin); Triton "
-            f"kernels run on GPUs. To compile for GPUs here, use trident.jax.targets('sm90', ...)")
-    if want_host and gpu_targets and (twin[1] or kname) != kname:
-        raise _c.CompileError(f"kernel '{kname}': its host twin's entry is '{twin[1]}'; bundled with GPU images it "
-                              f"must have the kernel's name")
-    backends = _ro.backends_of(gpu_targets) or ["cuda", "hip"]
-    layout_target = gpu_targets[0] if gpu_targets else _c.Target("cuda", 90, 32)
+    # keywords that are neither parameters nor options of any backend fail now (each platform's lowering checks
+    # them against its own backends again)
+    _ro.check_names(kname, names, {k: v for k, v in ns.items() if k not in names},
+                    _ro.backends_of(_c.override() or ()) or ["cuda", "hip"])
 
-    # ---- variants: heuristics and autotuner configs
-    user_kw = {k: ns[k] for k in user_keys}
-    variants = _at.variants(kernel, {**user_named, **{k: v for k, v in ns.items() if k in names}}, user_kw)
-    zeroed_spec = opts.get("zeroed_outputs")
-    aliased_results = set(plan.aliases.values())
-
-    def candidate(var: _at.Variant) -> _at.Candidate:
-        load_opts: dict[str, dict[str, Any]] = {}
-        meta = {**user_named, **ns, **var.kwargs}
-        g = normalize_grid(grid(meta) if callable(grid) else grid)
-        zspec = zeroed_spec(meta) if callable(zeroed_spec) else zeroed_spec
-        values = dict(plan.values)
-        for k, v in meta.items():
-            if k in names and k not in values:
-                values[k] = _Inputs(kname).convert(v, f"'{k}'")
-        # a keyword naming an option is an option, also when it names a parameter (positional args are not)
-        option_ns = {k: v for k, v in meta.items() if k not in positional and (
-            k not in names or _ro.is_backend_option(k, backends))}
-        _ro.check_names(kname, names, {k: v for k, v in option_ns.items() if k not in names}, backends)
-        bind_values = {n: _to_binder(v) for n, v in values.items()}
-        cfg = var.config
-        if cfg is not None and cfg.pre_hook is not None and any(
-                isinstance(v, TensorDescriptor) for v in values.values()):
-            # Triton's idiom for host descriptors: the config's pre_hook sets their block_shape
-            # (nargs["a_desc"].block_shape = [BM, BK]) before the launch compiles; here on this candidate's own
-            # descriptors, before it compiles (what the hook does to arrays is recorded later, _hook_effects)
-            cfg.pre_hook(_hook_args(bind_values, lambda leaf: _Recorder(leaf, []), var.kwargs))
-        per_target: dict[_c.Target, Any] = {}
-        leaves = None
-        sig_text = None
-        for t in gpu_targets:
-            topts = _ro.for_backend(t.backend, option_ns)
-            if _knobs.compilation.instrumentation_mode and "instrumentation_mode" not in topts:
-                topts["instrumentation_mode"] = _knobs.compilation.instrumentation_mode
-            _ro.validate(kname, t, topts)
-            spec = _c.specialize(fn, t, bind_values, {})
-            compiled = _c.compile_for(fn, t, spec, topts)
-            lv = _c.launch_leaves(fn, spec, compiled.metadata.get("tensordesc_meta"))
-            text = _c.signature_text(lv)
-            if sig_text is not None and text != sig_text:
-                raise _c.CompileError(f"kernel '{kname}': the targets need different launch arguments ({sig_text} "
-                                      f"for {gpu_targets[0]}, {text} for {t}); compile them in separate calls")
-            sig_text, leaves = text, lv
-            per_target[t] = compiled.kernel
-            lo = _ro.load_stage(t.backend, topts)
-            if lo:
-                load_opts.setdefault(t.backend, {}).update(lo)
-        if leaves is None:
-            # no GPU target: the layout of a CUDA launch (the host twin takes the same parameters)
-            for t0 in (layout_target, _c.Target("hip", "gfx942", 64)):
-                try:
-                    spec = _c.specialize(fn, t0, bind_values, {})
-                    break
-                except _c.CompileError:
-                    continue
-            leaves = _c.launch_leaves(fn, spec, None)
-            sig_text = _c.signature_text(leaves)
-        if want_host:
-            per_target[_c.Target("host", "", 1)] = _c.host_kernel(fn, sig_text)
-        if not per_target:
-            raise _c.CompileError(f"kernel '{kname}': nothing to compile for (no GPU target and no host twin)")
-        bundle = _c.combine(per_target.values(), sig_text, kname)
-        zero = _co.zeroed(info, values, zspec, plan.ordinals, aliased_results)
-        return _at.Candidate(
-            variant=var, kernels=per_target, kernel=bundle, grid=g, zero=zero,
-            leaves=[_leaf_kind(leaf.value) for leaf in leaves], names=dict(spec.bound), load_options=load_opts)
-
-    candidates: list[_at.Candidate] = []
-    failures: list[str] = []
-    for var in variants:
-        if len(variants) == 1:
-            candidates.append(candidate(var))
-            continue
-        try:
-            candidates.append(candidate(var))
-        except (_c.CompileError, _ro.OptionError, NotImplementedError, TypeError):
-            raise
-        except Exception as e:   # Triton's autotuner skips a config that does not compile; so do we
-            failures.append(f"{var.config}: {type(e).__name__}: {e}")
-    if not candidates:
-        raise _at.AutotuneError(f"kernel '{kname}': no autotuner config compiles:\n" + "\n".join(failures))
-    if failures:
-        warnings.warn(f"trident.jax: kernel '{kname}': autotuner configs skipped (they do not compile):\n"
-                      + "\n".join(failures), RuntimeWarning, stacklevel=3)
-
-    # ---- hooks, recorded at trace time: a config's pre_hook before every launch of its candidate; with several
-    # candidates also the autotuner's (reset_to_zero, or the user's), whose zeroing of outputs the benchmark
-    # needs (what it does to inputs is undone: the handler restores them after each candidate)
-    tuner = _at.autotuner_of(kernel) if len(candidates) > 1 else None
-    if tuner is not None and getattr(tuner, "user_defined_post_hook", False):
-        # the benchmark runs in C at the first execution, where no Python runs; aliased inputs are restored there
-        warnings.warn(f"trident.jax: kernel '{kname}': the autotuner's post_hook is not called (trident benchmarks "
-                      f"the configs in its C runtime; aliased inputs are restored after each config)",
-                      RuntimeWarning, stacklevel=3)
-    zeros, replaced = [], None
-    for c in candidates:
-        cfg = c.variant.config
-        hooks = ([cfg.pre_hook] if cfg is not None and cfg.pre_hook is not None else [])
-        z, repl = _hook_effects(c, hooks, True, kname)
-        if tuner is not None:
-            z = sorted(set(z) | set(_hook_effects(c, [tuner.pre_hook], False, kname)[0]))
-        if replaced is not None and repl != replaced:
-            raise NotImplementedError(f"kernel '{kname}': the configs' pre_hooks fill inputs differently ({replaced} "
-                                      f"and {repl}); an autotuned call launches every config on the same inputs")
-        zeros.append(z)
-        replaced = repl
-    c = candidates[0]
-    if any(_launch_args(other.leaves) != _launch_args(c.leaves) for other in candidates[1:]):
-        raise KernelCallError(f"kernel '{kname}': the autotuner's configs pass different launch arguments (a config "
-                              f"sets a parameter that is not a tl.constexpr?); an autotuned call passes one set")
-
-    # ---- the call
-    args_list: list[Any] = []
-    out_at: dict[int, int] = {}
-    arg_of_operand: dict[int, int] = {}
-    for i, lk in enumerate(c.leaves):
-        if lk[0] == "out":
-            out_at[lk[1]] = i - 0
-            continue
-        if lk[0] in ("in", "tma"):
-            arr = inputs.leaves[lk[1]].array
-            if lk[1] in replaced:
-                arr = jnp.full(arr.shape, replaced[lk[1]], arr.dtype)
-            arg_of_operand[lk[1]] = len(args_list)
-            args_list.append(arr if lk[0] == "in" else TensorDescriptor(arr, *lk[2:5], padding=lk[5],
-                                                                         round_f32_to_tf32=lk[6]))
-        elif lk[0] == "null":
-            args_list.append(None)
-        else:
-            args_list.append(lk[1])
-    # out_params index the launch parameters: leaves are exactly those
-    unaliased = [r for r in range(len(plan.results)) if r not in aliased_results]
-    missing = [r for r in unaliased if r not in out_at]
-    if missing:
-        raise KernelCallError(f"kernel '{kname}': outputs {missing} land on no launch parameter (a constexpr?)")
-    aliases = {}
-    for op, r in plan.aliases.items():
-        if op not in arg_of_operand:
-            raise KernelCallError(f"kernel '{kname}': an aliased input is not a launch parameter (a constexpr?)")
-        aliases[arg_of_operand[op]] = r
-    results = list(plan.results)
-    side_effect = bool(opts.get("has_side_effect")) or not results
-    tuned = len(candidates) > 1
-    key = _choice_key(fn, kernel, candidates, inputs, plan, user_named, ns) if tuned else None
-    outs = kernel_call([x.kernel for x in candidates] if tuned else c.kernel, *args_list,
-                       grid=[x.grid for x in candidates] if tuned else c.grid, out_shape=results,
-                       input_output_aliases=aliases, zeroed_outputs=zeros if tuned else zeros[0],
-                       options=[x.load_options or None for x in candidates] if tuned else c.load_options or None,
-                       name=opts.get("name") or kname, out_params=[out_at[r] for r in unaliased],
-                       has_side_effect=side_effect, autotune_key=key)
-    outs = list(outs)
+    # ---- the call: a primitive whose lowering compiles, for the platform it is lowered for
+    call = _lo.TritonCall(
+        kernel=kernel, info=info, grid=grid, named=given, ns=ns, user_keys=frozenset(user_keys),
+        positional=frozenset(positional), values=plan.values, results=tuple(plan.results), aliases=dict(plan.aliases),
+        ordinals=tuple(plan.ordinals), inputs=tuple(leaf.array for leaf in inputs.leaves),
+        zeroed_outputs=opts.get("zeroed_outputs"), compute_capability=opts.get("compute_capability"),
+        explicit_targets=_c.override(), twin=_c.host_twin_of(fn))
+    outs = _prim.bind(inputs.arrays, call, name=opts.get("name") or "", has_side_effect=bool(opts.get("has_side_effect")),
+                      cost_estimate=opts.get("cost_estimate"), vmap_method=opts.get("vmap_method"),
+                      metaparams=_metaparams(info, given, ns, set(explicit) | set(backend_options)))
     for ref, r in plan.ref_writes:
         ref[...] = outs[r]
-    return plan.assemble(outs)
+    return plan.assemble(list(outs))
 
 
-def _choice_key(fn: Any, kernel: Any, candidates: list[_at.Candidate], inputs: _Inputs, plan: _co.Plan,
-                user_named: dict, ns: dict) -> str:
-    """Triton's autotuning key (the autotuner's key arguments' values, with the arrays' dtypes and shapes)."""
-    tuner = _at.autotuner_of(kernel)
-    keys = [repr(user_named.get(k, ns.get(k))) for k in (tuner.keys if tuner is not None else [])]
-    call_key = keys + [f"{np.dtype(leaf.array.dtype).name}{list(leaf.array.shape)}" for leaf in inputs.leaves] + \
-        [f"{np.dtype(r.dtype).name}{list(r.shape)}" for r in plan.results]
-    return _at.choice_key(fn, candidates, call_key)
+def _metaparams(info: _co.ParamInfo, given: dict[str, Any], ns: dict[str, Any], options: set[str]) -> dict[str, Any]:
+    """jax-triton's `metaparams`: the constexpr parameters' values (defaults included) and the keywords that are
+    neither parameters nor the call's explicit options; scalar arguments are not among them."""
+    fn_params = dict(zip(info.names, info.constexpr))
+    out = {}
+    for n, is_constexpr in fn_params.items():
+        if is_constexpr and n in given:
+            out[n] = given[n]
+    for k, v in ns.items():
+        if (fn_params.get(k, True)) and k not in options and k not in _DEFAULT_OPTIONS:
+            out.setdefault(k, v)
+    return out

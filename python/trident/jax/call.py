@@ -1,5 +1,7 @@
 """kernel_call: one compiled kernel (for any number of targets) called from
-JAX, lowered to libtrident's XLA custom call through jax.ffi.ffi_call.
+JAX. The call is a triton_kernel_call_p (primitive.py) whose lowering emits
+libtrident's XLA custom call through jax.ffi.ffi_call (`emit`, which
+triton_call's lowering uses too once it has compiled its kernels).
 
 A host TensorDescriptor for a parameter Triton lowered to TMA (type nvTmaDesc)
 becomes a tensor-map parameter (arg_kind 4): its base array is an operand and
@@ -8,12 +10,14 @@ from the buffer's address at each launch (docs/xla.md); an autotuned call
 carries each candidate's own records, since a map's box is its compilation's."""
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import math
 import os
 import re
 import struct
+import weakref
 from typing import Any, Mapping, Optional, Sequence
 
 import jax
@@ -21,43 +25,19 @@ import jax.numpy as jnp
 import numpy as np
 
 from .. import Kernel, Param
-from . import _ffi
 from . import cache as _cache
+from . import primitive as _prim
+from . import protocol as _ffi
+from .dtypes import compatible as _compatible
+from .errors import KernelCallError, label as _label
+from .tma import tma_records
 from .tensordesc import TensorDescriptor
-
-# Triton's type of a pointer's element for each JAX dtype
-DTYPE_TO_TRITON = {
-    np.dtype("bool"): "i1", np.dtype("int8"): "i8", np.dtype("int16"): "i16", np.dtype("int32"): "i32",
-    np.dtype("int64"): "i64", np.dtype("uint8"): "u8", np.dtype("uint16"): "u16", np.dtype("uint32"): "u32",
-    np.dtype("uint64"): "u64", np.dtype("float16"): "fp16", np.dtype(jnp.bfloat16): "bf16",
-    np.dtype("float32"): "fp32", np.dtype("float64"): "fp64",
-}
-for _name, _t in [("float8_e4m3fn", "fp8e4nv"), ("float8_e5m2", "fp8e5"), ("float8_e4m3fnuz", "fp8e4b8"),
-                  ("float8_e5m2fnuz", "fp8e5b16"), ("float8_e4m3b11fnuz", "fp8e4b15")]:
-    if hasattr(jnp, _name):
-        DTYPE_TO_TRITON[np.dtype(getattr(jnp, _name))] = _t
+from .values import ByValue
 
 _INT = {"i1": ("<B", 0, 1), "i8": ("<b", -2**7, 2**7 - 1), "i16": ("<h", -2**15, 2**15 - 1),
         "i32": ("<i", -2**31, 2**31 - 1), "i64": ("<q", -2**63, 2**63 - 1), "u1": ("<B", 0, 1),
         "u8": ("<B", 0, 2**8 - 1), "u16": ("<H", 0, 2**16 - 1), "u32": ("<I", 0, 2**32 - 1),
         "u64": ("<Q", 0, 2**64 - 1)}
-
-
-class KernelCallError(ValueError):
-    """A kernel_call whose arguments do not fit the kernel."""
-
-
-def _label(kernel: Kernel, i: int, p: Param) -> str:
-    return f"kernel '{kernel.name}' argument {i}" + (f" '{p.name}'" if p.name else "") + f" ({p.type})"
-
-
-def _compatible(elem: str, dtype: np.dtype) -> bool:
-    t = DTYPE_TO_TRITON.get(np.dtype(dtype))
-    if t == elem:
-        return True
-    # Triton IR is signless: *i32 takes uint32 arrays too; *i8/*u8 take bool (stored as bytes)
-    pairs = {("i8", "u8"), ("i16", "u16"), ("i32", "u32"), ("i64", "u64"), ("i1", "i8"), ("i1", "u8")}
-    return (elem, t) in pairs or (t, elem) in pairs
 
 
 def pack_scalar(kernel: Kernel, i: int, p: Param, value: Any) -> bytes:
@@ -104,114 +84,6 @@ def pack_scalar(kernel: Kernel, i: int, p: Param, value: Any) -> bytes:
     raise KernelCallError(f"{_label(kernel, i, p)}: scalars of type {t} cannot be passed from JAX")
 
 
-# ---------------------------------------------------------------- tensor maps
-
-TMA_FIELDS = 24   # s64 values per tensor map in the `tma` attribute (abi/trident/xla.h enum trd_xla_tma_field)
-TMA_MAX_RANK = 5
-# Triton's tensordesc_meta elem_type counts as PTX's tensormap.replace does; CUtensorMapDataType (what
-# cuTensorMapEncodeTiled takes) has f64, bf16 and f32.ftz in another order
-_PTX_TO_CU_DTYPE = {8: 10, 9: 8, 10: 9}
-_CU_FLOAT32, _CU_TFLOAT32, _CU_16U4_ALIGN16B = 7, 11, 14
-_CU_FLOAT_TYPES = range(6, 13)      # FLOAT16 .. TFLOAT32_FTZ: NaN padding needs one of them
-_L2_PROMOTION_128B = 2              # Triton's launcher always asks for 128-byte L2 promotion
-
-
-def tma_metas(kernel: Kernel) -> list[dict]:
-    """The tensordesc_meta entries of the kernel's CUDA targets, one per nvTmaDesc parameter in order; the
-    targets must agree (one call has one `tma` attribute for all of them)."""
-    found: Optional[list[dict]] = None
-    for t in kernel.targets:
-        if t.backend != "cuda":
-            continue
-        metas = [m for m in (t.metadata.get("tensordesc_meta") or []) if m]
-        if not metas:
-            continue
-        if found is not None and metas != found:
-            raise KernelCallError(f"kernel '{kernel.name}': its CUDA targets lower its tensor descriptors to TMA "
-                                  f"differently ({found} and {metas} in {t.arch}); call them separately")
-        found = metas
-    return found or []
-
-
-def tma_record(label: str, desc: TensorDescriptor, meta: dict) -> list[int]:
-    """The `tma` attribute record of one descriptor (base: operand), from the compiled metadata's entry;
-    checked here so that a bad descriptor fails at trace time, naming the argument."""
-    base = desc.base
-    rank = len(desc.shape)
-    shape, strides = [int(v) for v in desc.shape], [int(v) for v in desc.strides]
-    block = [int(v) for v in meta["block_size"]]
-    elem_size, swizzle = int(meta["elem_size"]), int(meta["swizzle"])
-    fp4 = bool(meta.get("fp4_padded"))
-    if meta.get("is_im2col"):   # Triton 3.9's entries say which kind of tensor map the kernel reads
-        raise KernelCallError(f"{label}: the kernel reads it as an im2col tensor map; trident encodes tiled ones")
-    elem_type = _PTX_TO_CU_DTYPE.get(int(meta["elem_type"]), int(meta["elem_type"]))
-    where = f"{label}: TensorDescriptor(shape={shape}, strides={strides}, block_shape={list(desc.block_shape)})"
-    if not 1 <= rank <= TMA_MAX_RANK:
-        raise KernelCallError(f"{where}: TMA takes 1 to {TMA_MAX_RANK} dimensions, not {rank}")
-    if len(block) != rank:
-        raise KernelCallError(f"{where}: the kernel was compiled for a {len(block)}-dimensional descriptor")
-    if not hasattr(base, "shape") or not hasattr(base, "dtype"):
-        raise KernelCallError(f"{where}: its base must be an array, not {type(base).__name__}")
-    itemsize = np.dtype(base.dtype).itemsize
-    if itemsize != elem_size:
-        raise KernelCallError(f"{where}: its base is an array of {np.dtype(base.dtype).name} ({itemsize}-byte "
-                              f"elements); the kernel reads {elem_size}-byte elements through it")
-    if any(n < 1 for n in shape):
-        raise KernelCallError(f"{where}: every dimension must be at least 1")
-    if strides[-1] != 1:
-        raise KernelCallError(f"{where}: TMA needs the last dimension contiguous (stride 1), not {strides[-1]}")
-    for i, st in enumerate(strides[:-1]):
-        if st < 1 or st * elem_size % 16:
-            raise KernelCallError(f"{where}: strides[{i}] is {st * elem_size} bytes; TMA needs a positive multiple "
-                                  f"of 16")
-    reach = sum((n - 1) * st for n, st in zip(shape, strides))
-    size = int(np.prod(base.shape, dtype=np.int64))
-    if reach >= size:
-        raise KernelCallError(f"{where}: it reaches element {reach} of its base, an array of {size} elements")
-    nan = desc.padding == "nan"
-    if desc.round_f32_to_tf32:
-        if elem_type != _CU_FLOAT32:
-            raise KernelCallError(f"{where}: round_f32_to_tf32 is for float32 descriptors")
-        elem_type = _CU_TFLOAT32
-    if nan and elem_type not in _CU_FLOAT_TYPES:
-        raise KernelCallError(f"{where}: padding='nan' needs a floating-point array, not "
-                              f"{np.dtype(base.dtype).name}")
-    if fp4 and elem_type != _CU_16U4_ALIGN16B:
-        raise KernelCallError(f"{where}: the metadata marks it fp4-padded with element type {elem_type}")
-    row = block[-1] * (1 if fp4 else elem_size)
-    if not fp4 and row % 16:
-        raise KernelCallError(f"{where}: the kernel moves blocks whose rows are {row} bytes; TMA moves rows of a "
-                              f"multiple of 16 bytes (a last block dimension of at least {16 // elem_size} for "
-                              f"{np.dtype(base.dtype).name})")
-
-    def five(v: list[int]) -> list[int]:
-        return v + [0] * (TMA_MAX_RANK - len(v))
-    return ([0, elem_type, elem_size, rank, swizzle, int(nan), int(fp4), _L2_PROMOTION_128B]
-            + five(shape) + five(strides) + five(block) + [0])
-
-
-def tma_records(kernel: Kernel, descs: Sequence[tuple[int, TensorDescriptor]], who: str = "") -> list[int]:
-    """The `tma` attribute's values for one kernel: a record per (launch parameter, descriptor), in the order
-    given (parameter order). The encoding is the kernel's compilation's (its tensordesc_meta block_size is the
-    box), so an autotuned call sends each candidate's own records. who prefixes the messages."""
-    if not descs:
-        return []
-    params = kernel.launch_params
-    tma_at = [i for i, p in enumerate(params) if p.type == "nvTmaDesc"]
-    metas = tma_metas(kernel)
-    if len(metas) not in (0, len(tma_at)):
-        raise KernelCallError(f"{who}kernel '{kernel.name}' has {len(tma_at)} tensor-map parameters, its metadata "
-                              f"describes {len(metas)} (tensordesc_meta)")
-    out: list[int] = []
-    for i, d in descs:
-        label = who + _label(kernel, i, params[i])
-        if not metas:
-            raise KernelCallError(f"{label}: the kernel's CUDA metadata has no tensordesc_meta to encode the tensor "
-                                  f"map from")
-        out += tma_record(label, d, metas[tma_at.index(i)])
-    return out
-
-
 def _as_kernel(kernel: Any) -> Kernel:
     if isinstance(kernel, Kernel):
         return kernel
@@ -247,22 +119,22 @@ def normalize_grid(grid: Any) -> tuple:
     return grid + (1,) * (3 - len(grid))
 
 
-_bundles: dict[int, tuple[Kernel, bytes]] = {}
+# a kernel's bundle bytes, made once and dropped with the kernel
+_bundles: "weakref.WeakKeyDictionary[Kernel, bytes]" = weakref.WeakKeyDictionary()
 
 
 def _bundle_of(kernel: Kernel) -> bytes:
-    hit = _bundles.get(id(kernel))
-    if hit is not None and hit[0] is kernel:
-        return hit[1]
-    data = kernel.bundle()
-    _bundles[id(kernel)] = (kernel, data)
+    data = _bundles.get(kernel)
+    if data is None:
+        data = _bundles[kernel] = kernel.bundle()
     return data
 
 
 def kernel_call(kernel: Any, *args: Any, grid: Any, out_shape: Any, input_output_aliases: Optional[Mapping[int, int]] = None,
                 zeroed_outputs: Any = (), options: Any = None,
                 name: Optional[str] = None, out_params: Optional[Sequence[int]] = None,
-                has_side_effect: bool = False, autotune_key: Optional[str] = None) -> Any:
+                has_side_effect: bool = False, autotune_key: Optional[str] = None,
+                cost_estimate: Optional[Mapping[str, int]] = None, vmap_method: Optional[str] = None) -> Any:
     """Calls a compiled kernel from JAX (inside or outside jax.jit).
 
     kernel: a trident.Kernel, bundle bytes, or a path (bundle or Triton cache entry); it may hold
@@ -279,8 +151,7 @@ def kernel_call(kernel: Any, *args: Any, grid: Any, out_shape: Any, input_output
         remaining parameters receive the outputs that are not aliased to an input, in order.
     out_params: where the unaliased outputs go instead, one launch-parameter index (constexpr
         parameters removed) per unaliased output, in output order; args then fill the other
-        parameters in order. trident.jax.triton_call uses it for kernels whose scalar or
-        keyword-given parameters follow an output parameter.
+        parameters in order.
     grid: programs along x, y, z (an int or a tuple of up to three); with a list of kernels,
         also a list of one grid (a tuple or list) per kernel.
     out_shape: an object with .shape and .dtype (jax.ShapeDtypeStruct) or a pytree of them.
@@ -292,27 +163,102 @@ def kernel_call(kernel: Any, *args: Any, grid: Any, out_shape: Any, input_output
     options: load-stage backend options per backend, e.g. {"cuda": {"maxnreg": 64}}; with a list
         of kernels, also a list of one such dict per kernel.
     name: unused by the handler; kept for the caller's own labels.
-    has_side_effect: keep the call even when no output is used (jax.ffi.ffi_call's flag).
+    has_side_effect: keep the call even when no output is used, in XLA too (JAX never removes it).
     autotune_key: names an autotuned call's choice (letters, digits, '_', '-', '.'); by default
         a digest of the kernels, grids, arguments and shapes.
+    cost_estimate: {"flops": ..., "bytes_accessed": ...} for XLA's scheduler and profilers.
+    vmap_method: "sequential" lets jax.vmap run the kernel once per batch element; otherwise
+        jax.vmap raises (write a jax.custom_batching.custom_vmap rule).
     """
+    flat, in_tree = jax.tree_util.tree_flatten(list(args), is_leaf=lambda v: v is None)
+    operands, statics = [], []
+    for v in flat:
+        if isinstance(v, (jax.Array, jax.core.Tracer)) or (isinstance(v, np.ndarray) and v.shape != ()):
+            statics.append(_Operand(len(operands)))
+            operands.append(v)
+        else:
+            statics.append(v)
+    out_flat, out_tree = jax.tree_util.tree_flatten(out_shape)
+    call = PrebuiltCall(
+        kernel=tuple(_as_kernel(k) for k in kernel) if isinstance(kernel, (list, tuple)) else _as_kernel(kernel),
+        in_tree=in_tree, statics=tuple(statics), grid=grid,
+        out_shapes=tuple(jax.ShapeDtypeStruct(tuple(o.shape), o.dtype) for o in out_flat),
+        input_output_aliases=dict(input_output_aliases or {}), zeroed_outputs=zeroed_outputs, options=options,
+        out_params=None if out_params is None else tuple(out_params), autotune_key=autotune_key)
+    out = _prim.bind(operands, call, name=name or "", has_side_effect=bool(has_side_effect),
+                     cost_estimate=cost_estimate, vmap_method=vmap_method)
+    return jax.tree_util.tree_unflatten(out_tree, out)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Operand:
+    """Where an array argument of kernel_call stands among the call's operands."""
+    index: int
+
+
+@dataclasses.dataclass(frozen=True, eq=False)
+class PrebuiltCall(ByValue):
+    """A kernel_call of already compiled kernels: its arguments with the arrays taken out (operands), for the
+    primitive's lowering, which emits the custom call for any platform (the bundle holds the targets)."""
+    kernel: Any                                  # a Kernel, or a tuple of them (autotuned)
+    in_tree: Any                                 # the arguments' structure (statics and _Operand leaves)
+    statics: tuple
+    grid: Any
+    out_shapes: tuple
+    input_output_aliases: dict
+    zeroed_outputs: Any
+    options: Any
+    out_params: Optional[tuple]
+    autotune_key: Optional[str]
+    api: str = "trident.jax.kernel_call"
+
+    def key(self) -> Any:
+        return (self.kernel, self.in_tree, self.statics, self.grid, self.out_shapes, self.input_output_aliases,
+                self.zeroed_outputs, self.options, self.out_params, self.autotune_key)
+
+    def expand(self, platform: str, operands: Sequence[Any], has_side_effect: bool,
+               cost_estimate: Optional[Mapping[str, int]]) -> list:
+        del platform  # the bundle holds every target; the handler picks each device's
+        flat = [operands[v.index] if isinstance(v, _Operand) else v for v in self.statics]
+        args = jax.tree_util.tree_unflatten(self.in_tree, flat)
+        kernel = list(self.kernel) if isinstance(self.kernel, tuple) else self.kernel
+        return list(emit(kernel, *args, grid=self.grid, out_shape=list(self.out_shapes),
+                         input_output_aliases=self.input_output_aliases, zeroed_outputs=self.zeroed_outputs,
+                         options=self.options, out_params=self.out_params, has_side_effect=has_side_effect,
+                         autotune_key=self.autotune_key, cost_estimate=cost_estimate))
+
+
+def emit(kernel: Any, *args: Any, grid: Any, out_shape: Any, input_output_aliases: Optional[Mapping[int, int]] = None,
+         zeroed_outputs: Any = (), options: Any = None, name: Optional[str] = None,
+         out_params: Optional[Sequence[int]] = None, has_side_effect: bool = False,
+         autotune_key: Optional[str] = None, cost_estimate: Optional[Mapping[str, int]] = None,
+         zero_aliased: bool = False) -> Any:
+    """The custom call of a kernel_call (kernel_call's arguments), while its primitive is lowered (the operands
+    are the lowering's). zero_aliased: outputs aliased to an input may be zeroed (jax-triton's zeroed_outputs
+    with a dict input_output_aliases: the buffer is zeroed before the launch)."""
+    del name
     if isinstance(kernel, (list, tuple)):
         return _autotuned_call(list(kernel), args, grid, out_shape, input_output_aliases, zeroed_outputs, options,
-                               out_params, has_side_effect, autotune_key)
+                               out_params, has_side_effect, autotune_key, cost_estimate, zero_aliased)
     _ffi.register()
     k = _as_kernel(kernel)
     lowered = _lower(k, args, out_shape, input_output_aliases, out_params)
-    zero = _zero_list(k, lowered, zeroed_outputs)
+    zero = _zero_list(k, lowered, zeroed_outputs, zero_aliased)
     g = normalize_grid(grid)
     scratch, results = _with_scratch(lowered.outs, [(k, g)])
     call = jax.ffi.ffi_call(_ffi.TARGET, results, input_output_aliases=lowered.ffi_aliases or None,
-                            vmap_method="sequential", has_side_effect=has_side_effect)
+                            has_side_effect=has_side_effect)
     out = call(*lowered.operands, kernel=_bundle_of(k), grid=np.array(g, dtype=np.int64),
                arg_kind=np.array(lowered.kinds, dtype=np.int32), arg_index=np.array(lowered.index, dtype=np.int64),
                scalars=lowered.scalars, zero=np.array(zero, dtype=np.int64),
                scratch=np.array(scratch, dtype=np.int64), options=_options_text(options),
-               version=np.int32(_ffi.CALL_VERSION), **_tma_attr(lowered.tma))
+               version=np.int32(_ffi.CALL_VERSION), **_tma_attr(lowered.tma), **_cost_attr(cost_estimate))
     return lowered.unflatten(out)
+
+
+def _cost_attr(cost: Optional[Mapping[str, int]]) -> dict[str, Any]:
+    """jax-triton's `cost_estimate_json` attribute, which XLA reads (libtrident's handler ignores it)."""
+    return {"cost_estimate_json": json.dumps(dict(cost))} if cost else {}
 
 
 def _tma_attr(values: list[int]) -> dict[str, Any]:
@@ -325,12 +271,19 @@ def _options_text(options: Optional[Mapping[str, Mapping[str, Any]]]) -> str:
     return json.dumps({b: {n: v for n, v in d.items()} for b, d in (options or {}).items()}, sort_keys=True)
 
 
+@dataclasses.dataclass
 class _Lowered:
-    """A call's arguments as the handler takes them: operands, per-parameter kinds and indices, scalar bytes,
-    outputs and aliases."""
-
-    def __init__(self, **kw: Any):
-        self.__dict__.update(kw)
+    """A call's arguments as the handler takes them."""
+    operands: list                  # the arrays, in operand order
+    kinds: list[int]                # per launch parameter: 0 operand, 1 result, 2 scalar, 3 null, 4 tensor map
+    index: list[int]                # per launch parameter: its operand or result index
+    scalars: bytes                  # the scalar parameters' bytes, in parameter order
+    outs: list                      # the results (ShapeDtypeStructs)
+    out_tree: Any
+    aliases: dict[int, int]         # argument index -> output index, as given
+    ffi_aliases: dict[int, int]     # operand index -> output index
+    descs: list                     # (launch parameter, TensorDescriptor), in parameter order
+    tma: list[int]                  # the `tma` attribute's values
 
     def unflatten(self, out: Any) -> Any:
         return jax.tree_util.tree_unflatten(self.out_tree, list(out)[:len(self.outs)])
@@ -348,13 +301,13 @@ def _with_scratch(outs: list, launches: Sequence[tuple[Kernel, tuple]]) -> tuple
     return scratch, results
 
 
-def _zero_list(k: Kernel, lowered: "_Lowered", zeroed_outputs: Sequence[int]) -> list[int]:
+def _zero_list(k: Kernel, lowered: "_Lowered", zeroed_outputs: Sequence[int], zero_aliased: bool = False) -> list[int]:
     zero = []
     for o in zeroed_outputs:
         if not 0 <= o < len(lowered.outs):
             raise KernelCallError(f"kernel '{k.name}': zeroed_outputs names output {o}; there are "
                                   f"{len(lowered.outs)}")
-        if o in lowered.aliases.values():
+        if o in lowered.aliases.values() and not zero_aliased:
             raise KernelCallError(f"kernel '{k.name}': zeroed_outputs: output {o} is aliased to an input, whose "
                                   f"values zeroing would destroy; zero the input instead")
         zero.append(o)
@@ -376,7 +329,8 @@ def _sequences(v: Any) -> bool:
 
 def _autotuned_call(kernels: list, args: tuple, grid: Any, out_shape: Any, input_output_aliases: Any,
                     zeroed_outputs: Any, options: Any, out_params: Any, has_side_effect: bool,
-                    autotune_key: Optional[str]) -> Any:
+                    autotune_key: Optional[str], cost_estimate: Optional[Mapping[str, int]],
+                    zero_aliased: bool) -> Any:
     if not kernels:
         raise KernelCallError("kernel_call: an empty list of kernels")
     ks = [_as_kernel(k) for k in kernels]
@@ -385,9 +339,9 @@ def _autotuned_call(kernels: list, args: tuple, grid: Any, out_shape: Any, input
     zeros = _per_kernel(zeroed_outputs, n, "zeroed_outputs lists", _sequences(zeroed_outputs))
     opts = _per_kernel(options, n, "options", isinstance(options, list))
     if n == 1:
-        return kernel_call(ks[0], *args, grid=grids[0], out_shape=out_shape, input_output_aliases=input_output_aliases,
-                           zeroed_outputs=zeros[0], options=opts[0], out_params=out_params,
-                           has_side_effect=has_side_effect)
+        return emit(ks[0], *args, grid=grids[0], out_shape=out_shape, input_output_aliases=input_output_aliases,
+                    zeroed_outputs=zeros[0], options=opts[0], out_params=out_params,
+                    has_side_effect=has_side_effect, cost_estimate=cost_estimate, zero_aliased=zero_aliased)
     _ffi.register()
     grids = [normalize_grid(g) for g in grids]
     lowered = _lower(ks[0], args, out_shape, input_output_aliases, out_params)
@@ -396,7 +350,7 @@ def _autotuned_call(kernels: list, args: tuple, grid: Any, out_shape: Any, input
         if [p.type for p in k.launch_params] != types:
             raise KernelCallError(f"kernel_call: candidate {i} (kernel '{k.name}', {k.signature}) does not take the "
                                   f"parameters of candidate 0 ('{ks[0].name}', {ks[0].signature})")
-    zero = [_zero_list(k, lowered, z) for k, z in zip(ks, zeros)]
+    zero = [_zero_list(k, lowered, z, zero_aliased) for k, z in zip(ks, zeros)]
     # each candidate's own tensor-map records (its boxes), concatenated in candidate order
     tma = lowered.tma + [v for i, k in enumerate(ks[1:], 1)
                          for v in tma_records(k, lowered.descs, f"kernel_call: candidate {i}: ")]
@@ -415,7 +369,7 @@ def _autotuned_call(kernels: list, args: tuple, grid: Any, out_shape: Any, input
         autotune_key = f"{re.sub(r'[^A-Za-z0-9_.-]', '_', ks[0].name)[:60].lstrip('.')}-{h.hexdigest()[:40]}"
     cdir = _cache.cache_dir()
     call = jax.ffi.ffi_call(_ffi.TARGET, results, input_output_aliases=lowered.ffi_aliases or None,
-                            vmap_method="sequential", has_side_effect=has_side_effect)
+                            has_side_effect=has_side_effect)
     offsets = np.cumsum([0] + [len(b) for b in bundles], dtype=np.int64)
     zoff = np.cumsum([0] + [len(z) for z in zero], dtype=np.int64)
     out = call(*lowered.operands, kernel=b"".join(bundles), kernel_offsets=offsets,
@@ -425,7 +379,7 @@ def _autotuned_call(kernels: list, args: tuple, grid: Any, out_shape: Any, input
                scratch=np.array(scratch, dtype=np.int64), options="[" + ", ".join(opts_text) + "]",
                aliased=np.array(sorted(lowered.ffi_aliases), dtype=np.int64), autotune_key=autotune_key,
                cache_dir="" if cdir is None else os.fspath(cdir), version=np.int32(_ffi.AUTOTUNE_VERSION),
-               **_tma_attr(tma))
+               **_tma_attr(tma), **_cost_attr(cost_estimate))
     return lowered.unflatten(out)
 
 

@@ -1,4 +1,5 @@
-"""Registration of libtrident's XLA handlers with JAX (once per process)."""
+"""The XLA protocol shared by every call: the custom-call target and state type libtrident registers, the
+attribute versions its handlers read (docs/xla.md), and their registration with JAX (once per process)."""
 from __future__ import annotations
 
 import ctypes
