@@ -19,7 +19,7 @@
 #include <jansson.h>
 #include <trident/xla.h>
 
-#include "core/xla/ffi.h"
+#include "xla/ffi.h"
 #include "tests/drivers/test_driver.h"
 #include "tests/testutil.h"
 

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "core/xla/ffi.h"
+#include "xla/ffi.h"
 
 /* Bytes per element of each CUtensorMapDataType; 0 for the packed 4- and 6-bit types (a byte array). */
 static const uint8_t type_bytes[] = {1, 2, 4, 4, 8, 8, 2, 4, 8, 2, 4, 4, 4, 0, 0, 0};

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/xla/ffi.h"
+#include "xla/ffi.h"
 
 static int find(struct xla_attrs *a, const char *name, XLA_FFI_AttrType want, void **out)
 {

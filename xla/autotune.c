@@ -27,7 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "core/xla/ffi.h"
+#include "xla/ffi.h"
 
 #define TUNE_TARGET_MS 10.0  /* a candidate's timed launches add up to about this */
 #define TUNE_MAX_REPS 100

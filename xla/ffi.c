@@ -19,7 +19,7 @@
 
 #include <trident/xla.h>
 
-#include "core/xla/ffi.h"
+#include "xla/ffi.h"
 
 /* -------------------------------------------------------- kernel cache */
 
