@@ -3,6 +3,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,5 +102,72 @@ trd_status_t trd_file_load(const char *path, size_t max, char **data, size_t *si
     buf[n] = '\0';
     *data = buf;
     *size = n;
+    return TRD_OK;
+}
+
+trd_status_t trd_file_store(const char *path, const void *data, size_t size, int mode, char *msg, size_t cap)
+{
+    /* a temporary of this write's own (process, this copy of the code, sequence number): writers of one path, in
+     * this process or another, never share one; the last rename wins whole */
+    static atomic_ulong seq;
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp.%ld.%lx.%lu", path, (long)getpid(), (unsigned long)(uintptr_t)&seq,
+                 atomic_fetch_add(&seq, 1)) >= (int)sizeof tmp) {
+        snprintf(msg, cap, "cannot write '%s': the path is too long", path);
+        return TRD_ERR_IO;
+    }
+    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+    if (fd < 0) {
+        snprintf(msg, cap, "cannot create '%s': %s", tmp, strerror(errno));
+        return TRD_ERR_IO;
+    }
+    const char *p = data;
+    size_t left = size;
+    while (left > 0) {
+        ssize_t w = write(fd, p, left);
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w <= 0) {
+            snprintf(msg, cap, "cannot write '%s': %s", tmp, w < 0 ? strerror(errno) : "short write");
+            close(fd);
+            unlink(tmp);
+            return TRD_ERR_IO;
+        }
+        p += w;
+        left -= (size_t)w;
+    }
+    if (fsync(fd) != 0 || close(fd) != 0) {
+        snprintf(msg, cap, "cannot write '%s': %s", tmp, strerror(errno));
+        unlink(tmp);
+        return TRD_ERR_IO;
+    }
+    if (rename(tmp, path) != 0) {
+        snprintf(msg, cap, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
+        unlink(tmp);
+        return TRD_ERR_IO;
+    }
+    return TRD_OK;
+}
+
+trd_status_t trd_file_mkdirs(const char *path, int mode, char *msg, size_t cap)
+{
+    char p[4096];
+    if (snprintf(p, sizeof p, "%s", path) >= (int)sizeof p) {
+        snprintf(msg, cap, "cannot create directory '%s': the path is too long", path);
+        return TRD_ERR_IO;
+    }
+    for (char *s = p + 1;; s++) {
+        if (*s == '/' || *s == '\0') {
+            char c = *s;
+            *s = '\0';
+            if (mkdir(p, (mode_t)mode) != 0 && errno != EEXIST) {
+                snprintf(msg, cap, "cannot create directory '%s': %s", p, strerror(errno));
+                return TRD_ERR_IO;
+            }
+            *s = c;
+            if (c == '\0')
+                break;
+        }
+    }
     return TRD_OK;
 }

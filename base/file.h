@@ -1,5 +1,6 @@
-/* file.h: reading files whose paths come from users (kernels, metadata, configuration, caches, libraries).
- * Built into libtrident, every driver module and the CLI, so that all of them refuse the same inputs the same way:
+/* file.h: reading files whose paths come from users (kernels, metadata, configuration, caches, libraries), and
+ * writing files atomically. No state: built into libtrident and every module that needs it (the driver modules,
+ * libtrident_xla), so that all of them refuse the same inputs the same way:
  * only regular files, never blocking on a FIFO or a device, never more than the caller's limit. */
 #ifndef TRD_BASE_FILE_H
 #define TRD_BASE_FILE_H
@@ -17,6 +18,12 @@ trd_status_t trd_file_load(const char *path, size_t max, char **data, size_t *si
  * bytes. Returns the descriptor (blocking again, close-on-exec) and its size, or -1 with the status in *st and a
  * message in msg. */
 int trd_file_open_regular(const char *path, size_t max, size_t *size, trd_status_t *st, char *msg, size_t cap);
+
+/* Writes a file atomically: a temporary of its own beside it, then a rename; safe for concurrent writers (of
+ * this process or another). On failure returns TRD_ERR_IO with a message naming the path in msg. */
+trd_status_t trd_file_store(const char *path, const void *data, size_t size, int mode, char *msg, size_t cap);
+/* mkdir -p, with `mode` for the directories it creates. On failure TRD_ERR_IO with a message in msg. */
+trd_status_t trd_file_mkdirs(const char *path, int mode, char *msg, size_t cap);
 
 /* "a directory", "a FIFO", "a character device", ... for a st_mode that is not a regular file. */
 const char *trd_file_kind(unsigned int mode);

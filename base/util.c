@@ -144,74 +144,16 @@ trd_status_t trd_file_read(const char *path, size_t max, char **data, size_t *si
 
 trd_status_t trd_file_write_atomic(const char *path, const void *data, size_t size, int mode)
 {
-    /* a temporary of this write's own (process and sequence number): writers of one path, in this process or
-     * another, never share one; the last rename wins whole */
-    static atomic_ulong seq;
-    char *tmp = trd_asprintf("%s.tmp.%ld.%lu", path, (long)getpid(), atomic_fetch_add(&seq, 1));
-    if (!tmp)
-        return trd_error_set(TRD_ERR_NO_MEMORY, "out of memory");
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
-    if (fd < 0) {
-        trd_status_t st = trd_error_set(TRD_ERR_IO, "cannot create '%s': %s", tmp, strerror(errno));
-        free(tmp);
-        return st;
-    }
-    const char *p = data;
-    size_t left = size;
-    while (left > 0) {
-        ssize_t w = write(fd, p, left);
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            trd_status_t st = trd_error_set(TRD_ERR_IO, "cannot write '%s': %s", tmp,
-                                            w < 0 ? strerror(errno) : "short write");
-            close(fd);
-            unlink(tmp);
-            free(tmp);
-            return st;
-        }
-        p += w;
-        left -= (size_t)w;
-    }
-    if (fsync(fd) != 0 || close(fd) != 0) {
-        trd_status_t st = trd_error_set(TRD_ERR_IO, "cannot write '%s': %s", tmp, strerror(errno));
-        unlink(tmp);
-        free(tmp);
-        return st;
-    }
-    if (rename(tmp, path) != 0) {
-        trd_status_t st =
-            trd_error_set(TRD_ERR_IO, "cannot rename '%s' to '%s': %s", tmp, path, strerror(errno));
-        unlink(tmp);
-        free(tmp);
-        return st;
-    }
-    free(tmp);
-    return TRD_OK;
+    char msg[1024];
+    trd_status_t st = trd_file_store(path, data, size, mode, msg, sizeof msg);
+    return st == TRD_OK ? TRD_OK : trd_error_set(st, "%s", msg);
 }
 
 trd_status_t trd_mkdirs(const char *path, int mode)
 {
-    char *p = trd_strdup(path);
-    if (!p)
-        return trd_error_set(TRD_ERR_NO_MEMORY, "out of memory");
-    for (char *s = p + 1;; s++) {
-        if (*s == '/' || *s == '\0') {
-            char c = *s;
-            *s = '\0';
-            if (mkdir(p, (mode_t)mode) != 0 && errno != EEXIST) {
-                trd_status_t st =
-                    trd_error_set(TRD_ERR_IO, "cannot create directory '%s': %s", p, strerror(errno));
-                free(p);
-                return st;
-            }
-            *s = c;
-            if (c == '\0')
-                break;
-        }
-    }
-    free(p);
-    return TRD_OK;
+    char msg[1024];
+    trd_status_t st = trd_file_mkdirs(path, mode, msg, sizeof msg);
+    return st == TRD_OK ? TRD_OK : trd_error_set(st, "%s", msg);
 }
 
 trd_status_t trd_copy_out(const char *text, char *buf, size_t cap, size_t *len)

@@ -7,7 +7,6 @@
  * test driver's device, no allocation on the host. */
 #include <dlfcn.h>
 #include <pthread.h>
-#include <time.h>
 
 #include "tests/drivers/test_driver.h"
 #include "tests/testutil.h"
@@ -260,10 +259,10 @@ START_TEST(scratch_sizes_checked)
     ck_assert_uint_eq(pr, 0);
     TU_OK(trd_prepared_scratch(p, (uint32_t[3]){0, 5, 1}, &g, NULL));
     ck_assert_uint_eq(g, 0);
-    /* 2^62 programs x 16 bytes wraps 64 bits to 0: refused, never a zero-sized need */
+    /* 2^60 programs x 16 bytes wraps 64 bits to 0: refused, never a zero-sized need */
     g = 7;
-    TU_FAILS(trd_prepared_scratch(p, (uint32_t[3]){0x7fffffff, 0x7fffffff, 1}, &g, NULL), TRD_ERR_LIMIT,
-             "x 16 bytes of global scratch a program is more than 2^64 bytes");
+    TU_FAILS(trd_prepared_scratch(p, (uint32_t[3]){1u << 30, 1u << 30, 1}, &g, NULL), TRD_ERR_LIMIT,
+             "grid 1073741824x1073741824x1 x 1 CTAs x 16 bytes of global scratch a program is more than 2^64 bytes");
     ck_assert_uint_eq(g, 7);
     TU_FAILS(trd_prepared_scratch(p, (uint32_t[3]){0x80000000u, 1, 1}, &g, NULL), TRD_ERR_INVALID_ARGUMENT,
              "more than 2^31-1");
@@ -386,22 +385,15 @@ START_TEST(capturing_and_tensor_maps)
 }
 END_TEST
 
-/* An event on the device's default stream: on the host, NULL-stream work is done when the call returns. */
+/* An event on the device's default stream (the host's timing of NULL-stream launches: test_xla's
+ * host_events_without_a_stream); a NULL event is refused. */
 START_TEST(event_on_default_stream)
 {
-    trd_event_t *e0, *e1;
-    TU_OK(trd_event_create(host, &e0));
-    TU_OK(trd_event_create(host, &e1));
-    TU_OK(trd_event_record(e0, NULL));
-    struct timespec ts = {0, 20 * 1000 * 1000};
-    nanosleep(&ts, NULL);
-    TU_OK(trd_event_record(e1, NULL));
-    TU_OK(trd_event_synchronize(e1));
-    double ms = 0;
-    TU_OK(trd_event_elapsed(e0, e1, &ms));
-    ck_assert_msg(ms >= 19.0 && ms < 5000.0, "elapsed %g ms", ms);
-    trd_event_destroy(e1);
-    trd_event_destroy(e0);
+    trd_event_t *e;
+    TU_OK(trd_event_create(host, &e));
+    TU_OK(trd_event_record(e, NULL));
+    TU_OK(trd_event_synchronize(e));
+    trd_event_destroy(e);
     TU_FAILS(trd_event_record(NULL, NULL), TRD_ERR_INVALID_ARGUMENT, "event is NULL");
 }
 END_TEST

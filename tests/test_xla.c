@@ -1,4 +1,4 @@
-/* test_xla.c: the XLA handlers (core/xla) driven as XLA drives them, through
+/* test_xla.c: the XLA handlers (libtrident_xla) driven as XLA drives them, through
  * a stand-in for XLA's side of the FFI (the API table, call frames,
  * attributes, state) and trident's real runtime: host kernels on the CPU
  * platform, and a test driver named "cuda" (tests/drivers, TD_CAPTURE) for
@@ -221,7 +221,8 @@ static void on_log(void *user, int32_t level, const char *message)
     (void)user;
     pthread_mutex_lock(&log_lock);
     size_t n = strlen(log_text);
-    snprintf(log_text + n, sizeof log_text - n, "%s: %s\n", trd_log_level_name(level), message);
+    static const char *const names[] = {"off", "error", "warn", "info", "debug"};
+    snprintf(log_text + n, sizeof log_text - n, "%s: %s\n", level >= 0 && level <= 4 ? names[level] : "?", message);
     pthread_mutex_unlock(&log_lock);
 }
 
@@ -247,12 +248,13 @@ struct blob {
     uint64_t size;
 };
 
-/* A kernel (any source) as a bundle. */
-static struct blob bundle_of(const char *path, const char *name, const char *signature)
+/* A kernel (any source; metadata for a raw image, or NULL) as a bundle. */
+static struct blob bundle_with(const char *path, const char *name, const char *signature, const char *metadata)
 {
     trd_runtime_t *rt;
     TU_OK(trd_runtime_shared(&rt));
-    trd_kernel_desc_t d = {.struct_size = sizeof d, .path = path, .name = name, .signature = signature};
+    trd_kernel_desc_t d = {.struct_size = sizeof d, .path = path, .name = name, .signature = signature,
+                           .metadata = metadata};
     trd_kernel_t *k;
     TU_OK(trd_kernel_create(rt, &d, &k));
     trd_kernel_info_t ki = {.struct_size = sizeof ki};
@@ -270,6 +272,11 @@ static struct blob bundle_of(const char *path, const char *name, const char *sig
     TU_OK(trd_bundle_write(ki.name, ki.signature, t, ki.num_targets, &b.data, &b.size));
     trd_kernel_destroy(k);
     return b;
+}
+
+static struct blob bundle_of(const char *path, const char *name, const char *signature)
+{
+    return bundle_with(path, name, signature, NULL);
 }
 
 static struct blob add_bundle(void) /* the host twin, sm90 cubin and PTX, gfx942 */
@@ -489,6 +496,39 @@ START_TEST(single_kernel_call)
     ck_assert_uint_eq(log_count("autotune"), 0);
     fx_release(&x);
     add_free(&b);
+}
+END_TEST
+
+/* A grid whose scratch bytes wrap 64 bits (2^60 programs x 16 bytes = 2^64) is refused at the first execution,
+ * naming the sizes; it was taken for a kernel that needs no scratch (2^64 mod 2^64 = 0) and launched: 2^60
+ * programs on the host, without end. */
+START_TEST(scratch_bytes_that_wrap_refused)
+{
+    static struct call_spec s;
+    static const uint32_t programs[] = {1u << 30};
+    static const int64_t kinds[] = {0, 1}, index[] = {0, 0};
+    memset(&s, 0, sizeof s);
+    cands_add(&s.k, bundle_with(tu_host_kernel("scratch_kernel"), "scratch_kernel", "x:*fp32,out:*fp32",
+                                "{\"name\":\"scratch_kernel\",\"target\":{\"backend\":\"host\",\"arch\":\"\"},"
+                                "\"num_warps\":1,\"global_scratch_size\":16,\"global_scratch_align\":16}"));
+    s.grid[0] = programs[0];
+    s.grid[1] = 1u << 30;
+    s.grid[2] = 1;
+    memcpy(s.kinds, kinds, sizeof kinds);
+    memcpy(s.index, index, sizeof index);
+    s.nparams = 2;
+    float x[4] = {1, 2, 3, 4}, out[1] = {0};
+    struct fx_buf bx, bo;
+    fx_buffer(&bx, XLA_FFI_DataType_F32, x, 4);
+    fx_buffer(&bo, XLA_FFI_DataType_F32, out, 1);
+    struct fx_exec xe = {.platform = PLATFORM_CPU, .nargs = 1, .nrets = 1, .args = {&bx.b}, .rets = {&bo.b}};
+    struct fx_attrs a;
+    spec_attrs(&s, &a);
+    FX_OK(fx_instantiate(&xe, &a));
+    FX_FAILS(fx_execute(&xe, &a), "kernel 'scratch_kernel' on host:0: grid 1073741824x1073741824x1 x 1 CTAs x 16 "
+                                  "bytes of global scratch a program is more than 2^64 bytes");
+    ck_assert(out[0] == 0); /* nothing ran */
+    fx_release(&xe);
 }
 END_TEST
 
@@ -806,28 +846,32 @@ START_TEST(bad_attributes)
 }
 END_TEST
 
-/* The host driver times launches that run without a stream (the CPU platform's): events complete at once. */
+/* The host times launches that run without a stream (the CPU platform's) with events on the default stream, which
+ * complete at once; its streams are never captured. */
 START_TEST(host_events_without_a_stream)
 {
     trd_runtime_t *rt;
     trd_device_t *d;
     TU_OK(trd_runtime_shared(&rt));
     TU_OK(trd_runtime_device_find(rt, "host:0", &d));
-    void *h, *e0, *e1;
-    TU_OK(trd_device_handle(d, &h));
-    const trd_driver_ops_t *ops = d->drv->ops;
-    ck_assert_ptr_null(TRD_OPS_OPTIONAL(ops, stream_capturing)); /* host streams are never captured */
-    TU_OK(ops->event_create(h, &e0));
-    TU_OK(ops->event_create(h, &e1));
-    TU_OK(ops->event_record(e0, NULL));
+    trd_stream_t *s;
+    TU_OK(trd_stream_create(d, &s));
+    int32_t capturing = -1;
+    TU_OK(trd_stream_capturing(s, &capturing));
+    ck_assert_int_eq(capturing, 0);
+    trd_stream_destroy(s);
+    trd_event_t *e0, *e1;
+    TU_OK(trd_event_create(d, &e0));
+    TU_OK(trd_event_create(d, &e1));
+    TU_OK(trd_event_record(e0, NULL));
     usleep(20000);
-    TU_OK(ops->event_record(e1, NULL));
-    TU_OK(ops->event_sync(e1));
+    TU_OK(trd_event_record(e1, NULL));
+    TU_OK(trd_event_synchronize(e1));
     double ms = 0;
-    TU_OK(ops->event_elapsed(e0, e1, &ms));
+    TU_OK(trd_event_elapsed(e0, e1, &ms));
     ck_assert_msg(ms >= 19.0 && ms < 5000.0, "elapsed %g ms", ms);
-    ops->event_destroy(e1);
-    ops->event_destroy(e0);
+    trd_event_destroy(e1);
+    trd_event_destroy(e0);
 }
 END_TEST
 
@@ -888,6 +932,7 @@ static Suite *suite(void)
     tcase_add_checked_fixture(t, setup, teardown);
     tcase_set_timeout(t, 300);
     tcase_add_test(t, single_kernel_call);
+    tcase_add_test(t, scratch_bytes_that_wrap_refused);
     tcase_add_test(t, fastest_candidate_chosen_and_kept);
     tcase_add_test(t, aliased_operand_restored);
     tcase_add_test(t, zeroed_results_per_candidate);

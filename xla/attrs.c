@@ -133,35 +133,35 @@ int xla_attr_int(struct xla_attrs *a, const char *name, int64_t *out)
 
 static const struct {
     XLA_FFI_DataType t;
-    int32_t scalar;
+    const char *triton;
     size_t bytes;
     const char *name;
 } dtypes[] = {
-    {XLA_FFI_DataType_PRED, TRD_T_I1, 1, "bool"},        {XLA_FFI_DataType_S8, TRD_T_I8, 1, "int8"},
-    {XLA_FFI_DataType_S16, TRD_T_I16, 2, "int16"},       {XLA_FFI_DataType_S32, TRD_T_I32, 4, "int32"},
-    {XLA_FFI_DataType_S64, TRD_T_I64, 8, "int64"},       {XLA_FFI_DataType_U8, TRD_T_U8, 1, "uint8"},
-    {XLA_FFI_DataType_U16, TRD_T_U16, 2, "uint16"},      {XLA_FFI_DataType_U32, TRD_T_U32, 4, "uint32"},
-    {XLA_FFI_DataType_U64, TRD_T_U64, 8, "uint64"},      {XLA_FFI_DataType_F16, TRD_T_FP16, 2, "float16"},
-    {XLA_FFI_DataType_BF16, TRD_T_BF16, 2, "bfloat16"},  {XLA_FFI_DataType_F32, TRD_T_FP32, 4, "float32"},
-    {XLA_FFI_DataType_F64, TRD_T_FP64, 8, "float64"},    {XLA_FFI_DataType_F8E5M2, TRD_T_FP8E5, 1, "float8_e5m2"},
-    {XLA_FFI_DataType_F8E4M3FN, TRD_T_FP8E4NV, 1, "float8_e4m3fn"},
-    {XLA_FFI_DataType_F8E4M3B11FNUZ, TRD_T_FP8E4B15, 1, "float8_e4m3b11fnuz"},
-    {XLA_FFI_DataType_F8E4M3FNUZ, TRD_T_FP8E4B8, 1, "float8_e4m3fnuz"},
-    {XLA_FFI_DataType_F8E5M2FNUZ, TRD_T_FP8E5B16, 1, "float8_e5m2fnuz"},
-    {XLA_FFI_DataType_C64, TRD_T_INVALID, 8, "complex64"}, {XLA_FFI_DataType_C128, TRD_T_INVALID, 16, "complex128"},
+    {XLA_FFI_DataType_PRED, "i1", 1, "bool"},          {XLA_FFI_DataType_S8, "i8", 1, "int8"},
+    {XLA_FFI_DataType_S16, "i16", 2, "int16"},         {XLA_FFI_DataType_S32, "i32", 4, "int32"},
+    {XLA_FFI_DataType_S64, "i64", 8, "int64"},         {XLA_FFI_DataType_U8, "u8", 1, "uint8"},
+    {XLA_FFI_DataType_U16, "u16", 2, "uint16"},        {XLA_FFI_DataType_U32, "u32", 4, "uint32"},
+    {XLA_FFI_DataType_U64, "u64", 8, "uint64"},        {XLA_FFI_DataType_F16, "fp16", 2, "float16"},
+    {XLA_FFI_DataType_BF16, "bf16", 2, "bfloat16"},    {XLA_FFI_DataType_F32, "fp32", 4, "float32"},
+    {XLA_FFI_DataType_F64, "fp64", 8, "float64"},      {XLA_FFI_DataType_F8E5M2, "fp8e5", 1, "float8_e5m2"},
+    {XLA_FFI_DataType_F8E4M3FN, "fp8e4nv", 1, "float8_e4m3fn"},
+    {XLA_FFI_DataType_F8E4M3B11FNUZ, "fp8e4b15", 1, "float8_e4m3b11fnuz"},
+    {XLA_FFI_DataType_F8E4M3FNUZ, "fp8e4b8", 1, "float8_e4m3fnuz"},
+    {XLA_FFI_DataType_F8E5M2FNUZ, "fp8e5b16", 1, "float8_e5m2fnuz"},
+    {XLA_FFI_DataType_C64, NULL, 8, "complex64"},      {XLA_FFI_DataType_C128, NULL, 16, "complex128"},
 };
 
-int32_t xla_dtype_scalar(XLA_FFI_DataType t)
+const char *xla_dtype_triton(XLA_FFI_DataType t)
 {
-    for (size_t i = 0; i < TRD_ARRAY_SIZE(dtypes); i++)
+    for (size_t i = 0; i < XLA_ARRAY_SIZE(dtypes); i++)
         if (dtypes[i].t == t)
-            return dtypes[i].scalar;
-    return TRD_T_INVALID;
+            return dtypes[i].triton;
+    return NULL;
 }
 
 size_t xla_dtype_bytes(XLA_FFI_DataType t)
 {
-    for (size_t i = 0; i < TRD_ARRAY_SIZE(dtypes); i++)
+    for (size_t i = 0; i < XLA_ARRAY_SIZE(dtypes); i++)
         if (dtypes[i].t == t)
             return dtypes[i].bytes;
     return 0;
@@ -169,7 +169,7 @@ size_t xla_dtype_bytes(XLA_FFI_DataType t)
 
 const char *xla_dtype_name(XLA_FFI_DataType t)
 {
-    for (size_t i = 0; i < TRD_ARRAY_SIZE(dtypes); i++)
+    for (size_t i = 0; i < XLA_ARRAY_SIZE(dtypes); i++)
         if (dtypes[i].t == t)
             return dtypes[i].name;
     return t == XLA_FFI_DataType_TOKEN ? "token" : "an unsupported type";

@@ -27,6 +27,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/file.h"
+#include "base/sha256.h"
 #include "xla/ffi.h"
 
 #define TUNE_TARGET_MS 10.0  /* a candidate's timed launches add up to about this */
@@ -118,7 +120,7 @@ XLA_FFI_Error *xla_tune_create(const XLA_FFI_Api *api, struct xla_attrs *a, stru
         }
     }
     struct xla_tune *t = calloc(1, sizeof *t);
-    char *d = dlen ? trd_strndup(dir, dlen) : NULL;
+    char *d = dlen ? strndup(dir, dlen) : NULL;
     if (!t || (dlen && !d) || !candidates_digest(c, bundles, len, opts, olen, tma, ntma, t->digest)) {
         free(d);
         free(t);
@@ -189,9 +191,9 @@ static void known_put(const char *name, const uint8_t digest[32], uint32_t choic
 /* ------------------------------------------------------- choices on disk */
 
 /* <key>-<arch>, the arch with what a file name should not hold replaced ("gfx942:sramecc+" has ':'). */
-static void choice_name(const struct xla_tune *t, const trd_device_t *dev, char *out, size_t cap)
+static void choice_name(const struct xla_tune *t, const struct xla_slot *s, char *out, size_t cap)
 {
-    snprintf(out, cap, "%s-%s", t->key, dev->arch ? dev->arch : "unknown");
+    snprintf(out, cap, "%s-%s", t->key, s->arch ? s->arch : "unknown");
     for (char *p = out + strlen(t->key) + 1; *p; p++)
         if (!key_char(*p) && *p != '+')
             *p = '_';
@@ -200,13 +202,13 @@ static void choice_name(const struct xla_tune *t, const trd_device_t *dev, char 
 /* 1 with the choice a file keeps for these candidates; 0 when there is none to use (said why). */
 static int file_load(const struct xla_call *c, const char *path, uint32_t *choice)
 {
-    char *text;
+    char *text, msg[1024];
     size_t size;
-    trd_status_t st = trd_file_read(path, TUNE_FILE_MAX, &text, &size);
+    trd_status_t st = trd_file_load(path, TUNE_FILE_MAX, &text, &size, msg, sizeof msg);
     if (st == TRD_ERR_NOT_FOUND)
         return 0;
     if (st != TRD_OK) {
-        trd_log(TRD_LOG_WARN, "autotune: kernel '%s': ignoring the kept choice: %s", c->name, trd_error_message());
+        xla_log(TRD_LOG_WARN, "autotune: kernel '%s': ignoring the kept choice: %s", c->name, msg);
         return 0;
     }
     json_error_t jerr;
@@ -217,11 +219,11 @@ static int file_load(const struct xla_call *c, const char *path, uint32_t *choic
     int ok = 0;
     if (!json_is_object(root) || !json_is_integer(n) || !json_is_string(d) || !json_is_integer(ch) ||
         json_integer_value(ch) < 0 || json_integer_value(ch) >= json_integer_value(n))
-        trd_log(TRD_LOG_WARN, "autotune: kernel '%s': ignoring %s, which is not a choice trident wrote (%s); "
+        xla_log(TRD_LOG_WARN, "autotune: kernel '%s': ignoring %s, which is not a choice trident wrote (%s); "
                               "benchmarking again",
                 c->name, path, root ? "fields missing or out of range" : jerr.text);
     else if (json_integer_value(n) != c->ncand || strcmp(json_string_value(d), c->tune->digest_hex))
-        trd_log(TRD_LOG_INFO, "autotune: kernel '%s': %s was chosen among other candidates; benchmarking again",
+        xla_log(TRD_LOG_INFO, "autotune: kernel '%s': %s was chosen among other candidates; benchmarking again",
                 c->name, path);
     else {
         *choice = (uint32_t)json_integer_value(ch);
@@ -241,9 +243,9 @@ static void file_store(const struct xla_call *c, const struct xla_slot *s, const
     if (root && tj) {
         json_object_set_new(root, "kernel", json_string(c->name));
         json_object_set_new(root, "key", json_string(c->tune->key));
-        json_object_set_new(root, "arch", json_string(s->dev->arch ? s->dev->arch : ""));
-        json_object_set_new(root, "device", json_string(s->dev->uri));
-        json_object_set_new(root, "device_name", json_string(s->dev->name ? s->dev->name : ""));
+        json_object_set_new(root, "arch", json_string(s->arch ? s->arch : ""));
+        json_object_set_new(root, "device", json_string(s->uri));
+        json_object_set_new(root, "device_name", json_string(s->name ? s->name : ""));
         json_object_set_new(root, "digest", json_string(c->tune->digest_hex));
         json_object_set_new(root, "candidates", json_integer(c->ncand));
         json_object_set_new(root, "choice", json_integer(choice));
@@ -253,15 +255,18 @@ static void file_store(const struct xla_call *c, const struct xla_slot *s, const
     }
     json_decref(tj);
     json_decref(root);
-    char *dir = trd_asprintf("%s/autotune", c->tune->dir);
-    trd_status_t st = text && dir ? TRD_OK : trd_error_set(TRD_ERR_NO_MEMORY, "out of memory");
-    if (st == TRD_OK && (st = trd_mkdirs(dir, 0700)) == TRD_OK)
-        st = trd_file_write_atomic(path, text, strlen(text), 0600);
+    char dir[4096], msg[1024] = "out of memory";
+    trd_status_t st = text ? TRD_OK : TRD_ERR_NO_MEMORY;
+    if (st == TRD_OK && snprintf(dir, sizeof dir, "%s/autotune", c->tune->dir) >= (int)sizeof dir) {
+        snprintf(msg, sizeof msg, "the directory's name is too long");
+        st = TRD_ERR_IO;
+    }
+    if (st == TRD_OK && (st = trd_file_mkdirs(dir, 0700, msg, sizeof msg)) == TRD_OK)
+        st = trd_file_store(path, text, strlen(text), 0600, msg, sizeof msg);
     if (st != TRD_OK)
-        trd_log(TRD_LOG_WARN, "autotune: kernel '%s': cannot keep the choice for %s in %s (%s); it is kept in "
+        xla_log(TRD_LOG_WARN, "autotune: kernel '%s': cannot keep the choice for %s in %s (%s); it is kept in "
                               "this process's memory only",
-                c->name, name, path, trd_error_message());
-    free(dir);
+                c->name, name, path, msg);
     free(text);
 }
 
@@ -278,20 +283,19 @@ struct bench {
     struct xla_call *c;
     struct xla_slot *s;
     void *stream;         /* XLA's (NULL on the CPU, where launches run synchronously) */
-    void *ws;             /* the driver's object over it, for events and copies */
-    void *ev[2];
+    trd_stream_t *ws;     /* libtrident's stream over it, for events and copies (NULL: the default stream) */
+    trd_event_t *ev[2];
 };
 
 /* ms between the events around `reps` launches, per launch. */
 static trd_status_t timed(struct bench *b, const struct xla_run *r, uint32_t reps, double *ms)
 {
-    const trd_driver_ops_t *ops = b->s->ops;
-    trd_status_t st = ops->event_record(b->ev[0], b->ws);
+    trd_status_t st = trd_event_record(b->ev[0], b->ws);
     for (uint32_t i = 0; i < reps && st == TRD_OK; i++)
         st = xla_run_launch(b->f, b->c, b->s, r, b->stream);
     double v = 0;
-    if (st == TRD_OK && (st = ops->event_record(b->ev[1], b->ws)) == TRD_OK &&
-        (st = ops->event_sync(b->ev[1])) == TRD_OK && (st = ops->event_elapsed(b->ev[0], b->ev[1], &v)) == TRD_OK)
+    if (st == TRD_OK && (st = trd_event_record(b->ev[1], b->ws)) == TRD_OK &&
+        (st = trd_event_synchronize(b->ev[1])) == TRD_OK && (st = trd_event_elapsed(b->ev[0], b->ev[1], &v)) == TRD_OK)
         *ms = v / reps;
     return st;
 }
@@ -306,18 +310,18 @@ static trd_status_t measure(struct bench *b, const struct xla_run *r, double bes
         st = timed(b, r, 1, &est);
     if (st != TRD_OK)
         return st;
-    est = TRD_MAX(est, 1e-4);
+    est = XLA_MAX(est, 1e-4);
     if (est > TUNE_HOPELESS * best) {
         *ms = est;
         return TRD_OK;
     }
-    uint32_t reps = (uint32_t)TRD_MIN(TRD_MAX(TUNE_TARGET_MS / est, 1.0), (double)TUNE_MAX_REPS);
-    uint32_t batches = TRD_MIN(reps, TUNE_BATCHES), per = reps / batches;
+    uint32_t reps = (uint32_t)XLA_MIN(XLA_MAX(TUNE_TARGET_MS / est, 1.0), (double)TUNE_MAX_REPS);
+    uint32_t batches = XLA_MIN(reps, TUNE_BATCHES), per = reps / batches;
     double fig = INFINITY;
     for (uint32_t i = 0; i < batches && st == TRD_OK; i++) {
         double v;
         if ((st = timed(b, r, per, &v)) == TRD_OK)
-            fig = TRD_MIN(fig, v);
+            fig = XLA_MIN(fig, v);
     }
     if (st == TRD_OK)
         *ms = fig;
@@ -325,7 +329,7 @@ static trd_status_t measure(struct bench *b, const struct xla_run *r, double bes
 }
 
 /* Copies between the aliased operands and their saved copies, on XLA's stream. */
-static trd_status_t copy_aliased(struct bench *b, void **saved, int restore)
+static trd_status_t copy_aliased(struct bench *b, trd_buffer_t **saved, int restore)
 {
     const struct xla_tune *t = b->c->tune;
     for (uint32_t i = 0; i < t->naliased; i++) {
@@ -333,11 +337,13 @@ static trd_status_t copy_aliased(struct bench *b, void **saved, int restore)
         uint64_t bytes = xla_buffer_bytes(buf);
         if (!bytes)
             continue;
-        trd_status_t st = b->s->ops->mem_copy(b->s->devh, restore ? buf->data : saved[i],
-                                              restore ? saved[i] : buf->data, bytes, TRD_COPY_DEVICE_TO_DEVICE,
-                                              b->ws);
+        void *copy;
+        trd_status_t st = trd_buffer_address(saved[i], &copy);
+        if (st == TRD_OK)
+            st = trd_device_memcpy(b->s->dev, restore ? buf->data : copy, restore ? copy : buf->data, bytes,
+                                   TRD_COPY_DEVICE_TO_DEVICE, b->ws);
         if (st != TRD_OK)
-            return trd_error_wrap(st, "%s aliased operand %lld (%llu bytes)", restore ? "restoring" : "saving",
+            return xla_wrap(st, "%s aliased operand %lld (%llu bytes)", restore ? "restoring" : "saving",
                                   (long long)t->aliased[i], (unsigned long long)bytes);
     }
     return TRD_OK;
@@ -360,30 +366,28 @@ static XLA_FFI_Error *benchmark(struct bench *b, double *times, uint32_t *choice
     const XLA_FFI_Api *api = b->f->api;
     struct xla_call *c = b->c;
     struct xla_slot *s = b->s;
-    const trd_driver_ops_t *ops = s->ops;
     const struct xla_tune *t = c->tune;
     XLA_FFI_Error *e = NULL;
     trd_status_t st = TRD_OK;
-    void **saved = calloc(t->naliased ? t->naliased : 1, sizeof *saved);
+    trd_buffer_t **saved = calloc(t->naliased ? t->naliased : 1, sizeof *saved);
     if (!saved)
         return xla_error(api, XLA_FFI_Error_Code_RESOURCE_EXHAUSTED, "trident: out of memory");
-    if ((st = ops->event_create(s->devh, &b->ev[0])) != TRD_OK ||
-        (st = ops->event_create(s->devh, &b->ev[1])) != TRD_OK) {
-        e = xla_error(api, xla_errc(st), "autotune: kernel '%s' on %s: %s", c->name, s->dev->uri,
+    if ((st = trd_event_create(s->dev, &b->ev[0])) != TRD_OK || (st = trd_event_create(s->dev, &b->ev[1])) != TRD_OK) {
+        e = xla_error(api, xla_errc(st), "autotune: kernel '%s' on %s: %s", c->name, s->uri,
                       trd_error_message());
         goto events;
     }
     for (uint32_t i = 0; i < t->naliased && st == TRD_OK; i++) {
         uint64_t bytes = xla_buffer_bytes(b->f->args.args[t->aliased[i]]);
         if (bytes)
-            st = ops->mem_alloc(s->devh, bytes, &saved[i]);
+            st = trd_buffer_alloc(s->dev, bytes, &saved[i]);
     }
     if (st == TRD_OK)
         st = copy_aliased(b, saved, 0);
     if (st != TRD_OK) { /* the operands are as they were: the call can still run, only not benchmarked */
-        trd_log(TRD_LOG_WARN, "autotune: kernel '%s' on %s: cannot copy aside the operands its candidates write "
+        xla_log(TRD_LOG_WARN, "autotune: kernel '%s' on %s: cannot copy aside the operands its candidates write "
                               "(%s); candidate 0 runs, unbenchmarked",
-                c->name, s->dev->uri, trd_error_message());
+                c->name, s->uri, trd_error_message());
         *choice = 0;
         goto sync;
     }
@@ -394,10 +398,10 @@ static XLA_FFI_Error *benchmark(struct bench *b, double *times, uint32_t *choice
     for (uint32_t i = 0; i < c->ncand; i++) {
         struct xla_run r;
         times[i] = INFINITY;
-        if ((st = xla_run_load(&c->cands[i], s->dev, &r)) == TRD_OK && (st = xla_run_check(b->f, c, s, &r)) == TRD_OK)
+        if ((st = xla_run_load(c, s, i, &r)) == TRD_OK && (st = xla_run_check(b->f, c, s, &r)) == TRD_OK)
             st = measure(b, &r, best, &times[i]);
         if (st != TRD_OK) {
-            trd_log(TRD_LOG_INFO, "autotune: kernel '%s' on %s: candidate %u cannot run: %s", c->name, s->dev->uri,
+            xla_log(TRD_LOG_INFO, "autotune: kernel '%s' on %s: candidate %u cannot run: %s", c->name, s->uri,
                     i, trd_error_message());
             if (!why[0]) {
                 snprintf(why, sizeof why, "candidate %u: %s", i, trd_error_message());
@@ -410,26 +414,24 @@ static XLA_FFI_Error *benchmark(struct bench *b, double *times, uint32_t *choice
             *choice = i;
         }
         if ((st = copy_aliased(b, saved, 1)) != TRD_OK) {
-            e = xla_error(api, xla_errc(st), "autotune: kernel '%s' on %s: %s", c->name, s->dev->uri,
+            e = xla_error(api, xla_errc(st), "autotune: kernel '%s' on %s: %s", c->name, s->uri,
                           trd_error_message());
             goto sync;
         }
     }
     if (!isfinite(best))
         e = xla_error(api, xla_errc(why_st), "autotune: kernel '%s': none of its %u candidates can run on %s (%s)",
-                      c->name, c->ncand, s->dev->uri, why);
+                      c->name, c->ncand, s->uri, why);
 sync:
     /* the copies back are queued: they must be done before their sources are freed */
-    if (b->ws && ops->stream_sync(b->ws) != TRD_OK && !e)
-        e = xla_error(api, XLA_FFI_Error_Code_INTERNAL, "autotune: kernel '%s' on %s: %s", c->name, s->dev->uri,
+    if (b->ws && trd_stream_synchronize(b->ws) != TRD_OK && !e)
+        e = xla_error(api, XLA_FFI_Error_Code_INTERNAL, "autotune: kernel '%s' on %s: %s", c->name, s->uri,
                       trd_error_message());
     for (uint32_t i = t->naliased; i-- > 0;)
-        if (saved[i])
-            ops->mem_free(s->devh, saved[i]);
+        trd_buffer_free(saved[i]);
 events:
     for (int k = 1; k >= 0; k--)
-        if (b->ev[k])
-            ops->event_destroy(b->ev[k]);
+        trd_event_destroy(b->ev[k]);
     free(saved);
     return e;
 }
@@ -438,13 +440,12 @@ events:
 
 static int captured(struct xla_slot *s, void *stream)
 {
-    trd_status_t (*op)(void *, int32_t *) = TRD_OPS_OPTIONAL(s->ops, stream_capturing);
-    if (!stream || !op)
+    if (!stream)
         return 0;
-    void *ws = xla_slot_stream(s, stream);
+    trd_stream_t *ws = xla_slot_stream(s, stream);
     int32_t cap = 0;
-    if (!ws || op(ws, &cap) != TRD_OK) {
-        trd_log(TRD_LOG_DEBUG, "autotune: cannot tell whether XLA's stream on %s is captured: %s", s->dev->uri,
+    if (!ws || trd_stream_capturing(ws, &cap) != TRD_OK) {
+        xla_log(TRD_LOG_DEBUG, "autotune: cannot tell whether XLA's stream on %s is captured: %s", s->uri,
                 trd_error_message());
         return 0;
     }
@@ -455,11 +456,11 @@ static int captured(struct xla_slot *s, void *stream)
 static XLA_FFI_Error *launch_first(XLA_FFI_CallFrame *f, struct xla_call *c, struct xla_slot *s, void *stream)
 {
     if (!atomic_exchange(&s->capture_warned, 1))
-        trd_log(TRD_LOG_WARN, "autotune: kernel '%s' on %s: XLA's stream is being captured into a graph before "
+        xla_log(TRD_LOG_WARN, "autotune: kernel '%s' on %s: XLA's stream is being captured into a graph before "
                               "any execution chose a candidate; the graph launches candidate 0 unbenchmarked",
-                c->name, s->dev->uri);
+                c->name, s->uri);
     struct xla_run r;
-    trd_status_t st = xla_run_load(&c->cands[0], s->dev, &r);
+    trd_status_t st = xla_run_load(c, s, 0, &r);
     if (st == TRD_OK && (st = xla_run_check(f, c, s, &r)) == TRD_OK)
         st = xla_run_launch(f, c, s, &r, stream);
     return st == TRD_OK ? NULL : xla_error(f->api, xla_errc(st), "%s", trd_error_message());
@@ -482,12 +483,12 @@ XLA_FFI_Error *xla_tune_choose(XLA_FFI_CallFrame *f, struct xla_call *c, struct 
     XLA_FFI_Error *e = NULL;
     double *times = NULL;
     pthread_mutex_lock(&s->tune_lock);
-    if (s->run.loaded) /* another thread chose */
+    if (s->run.prepared) /* another thread chose */
         goto out;
     if ((e = xla_check_buffers(f, c)) != NULL || (e = check_aliased(f, c)) != NULL)
         goto out;
     char name[TUNE_KEY_MAX + 80], path[4096] = "";
-    choice_name(t, s->dev, name, sizeof name);
+    choice_name(t, s, name, sizeof name);
     if (t->dir)
         snprintf(path, sizeof path, "%s/autotune/%s.json", t->dir, name);
     /* in memory by file, so that what a process keeps mirrors what the directory keeps */
@@ -512,10 +513,10 @@ XLA_FFI_Error *xla_tune_choose(XLA_FFI_CallFrame *f, struct xla_call *c, struct 
         struct bench b = {.f = f, .c = c, .s = s, .stream = stream, .ws = stream ? xla_slot_stream(s, stream) : NULL};
         if (stream && !b.ws) {
             e = xla_error(f->api, XLA_FFI_Error_Code_INTERNAL, "kernel '%s': cannot use XLA's stream on %s: %s",
-                          c->name, s->dev->uri, trd_error_message());
+                          c->name, s->uri, trd_error_message());
             goto out;
         }
-        pthread_mutex_t *bl = &bench_locks[s->dev->index % TUNE_BENCH_LOCKS];
+        pthread_mutex_t *bl = &bench_locks[s->index % TUNE_BENCH_LOCKS];
         int measured = 0;
         pthread_mutex_lock(bl);
         e = benchmark(&b, times, &choice, &measured);
@@ -531,7 +532,7 @@ XLA_FFI_Error *xla_tune_choose(XLA_FFI_CallFrame *f, struct xla_call *c, struct 
         }
     }
     struct xla_run r;
-    trd_status_t st = xla_run_load(&c->cands[choice], s->dev, &r);
+    trd_status_t st = xla_run_load(c, s, choice, &r);
     if (st == TRD_OK)
         st = xla_run_check(f, c, s, &r);
     if (st != TRD_OK) {
@@ -542,14 +543,14 @@ XLA_FFI_Error *xla_tune_choose(XLA_FFI_CallFrame *f, struct xla_call *c, struct 
     s->run = r;
     atomic_store_explicit(&s->checked, 1, memory_order_release);
     if (from) {
-        trd_log(TRD_LOG_INFO, "autotune: kernel '%s' on %s: candidate %u of %u, from %s", c->name, s->dev->uri,
+        xla_log(TRD_LOG_INFO, "autotune: kernel '%s' on %s: candidate %u of %u, from %s", c->name, s->uri,
                 choice, c->ncand, from);
     } else {
         char list[1024];
         times_text(times, c->ncand, list, sizeof list);
-        trd_log(TRD_LOG_INFO, "autotune: kernel '%s' on %s: candidate %u of %u chosen by benchmark on the call's "
+        xla_log(TRD_LOG_INFO, "autotune: kernel '%s' on %s: candidate %u of %u chosen by benchmark on the call's "
                               "buffers (ms a launch: %s)",
-                c->name, s->dev->uri, choice, c->ncand, list);
+                c->name, s->uri, choice, c->ncand, list);
     }
 out:
     pthread_mutex_unlock(&s->tune_lock);

@@ -11,14 +11,20 @@
  * candidate's tensor maps there (tma.c), zeroes what must be zeroed and
  * launches on XLA's stream: no parsing, no hashing, no lock, no heap
  * allocation, nothing that waits, so that it can be captured into a CUDA
- * graph. */
+ * graph.
+ *
+ * Everything goes through libtrident's public API: kernels prepared for a
+ * device (trd_kernel_prepare, which checks the grid and overflow-checks the
+ * scratch bytes) and launched from the packed parameters on XLA's stream
+ * (trd_prepared_launch), trd_device_memset for zeroing, trd_stream_wrap over
+ * XLA's stream once per stream, trd_device_tensor_map_encode for tensor maps,
+ * trd_stream_capturing for graph captures. */
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <trident/xla.h>
-
+#include "base/sha256.h"
 #include "xla/ffi.h"
 
 /* -------------------------------------------------------- kernel cache */
@@ -61,11 +67,11 @@ static void call_delete(void *p)
         struct xla_slot *s = atomic_load(&c->slots[i]);
         if (!s)
             continue;
-        for (int k = 0; k < XLA_STREAM_CACHE; k++) {
-            void *w = atomic_load(&s->streams[k].wrapped);
-            if (w)
-                s->ops->stream_destroy(w);
-        }
+        for (uint32_t k = 0; k < c->ncand; k++)
+            trd_prepared_destroy(s->prepared[k]);
+        free(s->prepared);
+        for (int k = 0; k < XLA_STREAM_CACHE; k++)
+            trd_stream_destroy(atomic_load(&s->streams[k].wrapped));
         pthread_mutex_destroy(&s->tune_lock);
         free(s);
     }
@@ -139,6 +145,16 @@ XLA_FFI_Error_Code xla_errc(trd_status_t st)
     }
 }
 
+trd_status_t xla_wrap(trd_status_t st, const char *fmt, ...)
+{
+    char prefix[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(prefix, sizeof prefix, fmt, ap);
+    va_end(ap);
+    return xla_fail(st, "%s: %s", prefix, trd_error_message());
+}
+
 /* ------------------------------------------------------------ metadata */
 
 static const char *platform_name(int platform)
@@ -190,7 +206,7 @@ static trd_status_t options_from_json(const char *text, size_t len, int platform
     json_t *root = json_loadb(text, len, 0, &jerr);
     if (!json_is_object(root)) {
         json_decref(root);
-        return trd_error_set(TRD_ERR_FORMAT, "attribute 'options' is not a JSON object: %s", jerr.text);
+        return xla_fail(TRD_ERR_FORMAT, "attribute 'options' is not a JSON object: %s", jerr.text);
     }
     json_t *mine = json_object_get(root, backend_of(platform));
     trd_status_t st = TRD_OK;
@@ -210,7 +226,7 @@ static trd_status_t options_from_json(const char *text, size_t len, int platform
                 else if (json_is_null(v))
                     value = "none";
                 else {
-                    st = trd_error_set(TRD_ERR_INVALID_ARGUMENT, "option %s: give a string, integer, bool or null", key);
+                    st = xla_fail(TRD_ERR_INVALID_ARGUMENT, "option %s: give a string, integer, bool or null", key);
                     break;
                 }
                 if ((st = trd_options_set(*out, key, value)) != TRD_OK)
@@ -261,7 +277,7 @@ static trd_status_t get_kernel(trd_runtime_t *rt, const char *bundle, size_t len
     struct xla_cached_kernel *c = calloc(1, sizeof *c);
     if (!c) {
         trd_kernel_destroy(k);
-        return trd_error_set(TRD_ERR_NO_MEMORY, "out of memory");
+        return xla_fail(TRD_ERR_NO_MEMORY, "out of memory");
     }
     memcpy(c->key, key, 32);
     c->kernel = k;
@@ -297,58 +313,74 @@ struct call_args {
     size_t ntma;        /* values */
 };
 
+/* A kernel's name, canonical signature and launch parameters (libtrident's strings: they live as long as it). */
+struct kernel_sig {
+    const char *name, *signature;
+    uint32_t num_params;
+};
+
+static trd_status_t kernel_sig(const trd_kernel_t *k, struct kernel_sig *out)
+{
+    trd_kernel_info_t ki = {.struct_size = sizeof ki};
+    trd_status_t st = trd_kernel_get_info(k, &ki);
+    if (st != TRD_OK)
+        return st;
+    if (ki.num_params > XLA_MAX_PARAMS)
+        return xla_fail(TRD_ERR_LIMIT, "kernel '%s' has %u parameters, more than %d", ki.name, ki.num_params,
+                        XLA_MAX_PARAMS);
+    *out = (struct kernel_sig){ki.name, ki.signature, ki.num_params};
+    return TRD_OK;
+}
+
 /* The launch parameters from the first candidate's signature, the scalars packed now from their bytes. */
-static XLA_FFI_Error *params_build(const XLA_FFI_Api *api, struct xla_call *c, const struct trd_signature *sig,
-                                   const struct call_args *ca)
+static XLA_FFI_Error *params_build(const XLA_FFI_Api *api, struct xla_call *c, const trd_kernel_t *k,
+                                   const struct kernel_sig *sig, const struct call_args *ca)
 {
     if (ca->nparams != sig->num_params)
         return xla_error(api, XLA_FFI_Error_Code_INVALID_ARGUMENT,
                          "kernel '%s' takes %u parameters (%s); the call describes %zu", c->name, sig->num_params,
-                         sig->canonical, ca->nparams);
+                         sig->signature, ca->nparams);
     size_t soff = 0;
-    uint32_t j = 0;
-    for (uint32_t i = 0; i < sig->count; i++) {
-        const struct trd_param *p = &sig->params[i];
-        if (p->type == TRD_T_CONSTEXPR)
-            continue;
+    for (uint32_t j = 0; j < sig->num_params; j++) {
         struct xla_param *cp = &c->params[j];
+        cp->info.struct_size = sizeof cp->info;
+        trd_status_t st = trd_kernel_param_info(k, j, &cp->info);
+        if (st != TRD_OK)
+            return xla_error(api, xla_errc(st), "trident: %s", trd_error_message());
+        const trd_param_info_t *p = &cp->info;
         cp->kind = (int32_t)ca->kinds[j];
         cp->index = ca->index[j];
-        cp->elem = p->type == TRD_T_PTR ? p->elem : p->type;
-        cp->size = p->size;
-        cp->name = p->name;
-        c->sizes[j] = p->size;
-        int is_ptr = p->type == TRD_T_PTR;
+        int is_ptr = p->kind == TRD_PARAM_POINTER;
         const char *bad = NULL;
-        if (cp->kind < ARG_OPERAND || cp->kind > ARG_TMA)
+        if (cp->kind < TRD_XLA_ARG_OPERAND || cp->kind > TRD_XLA_ARG_TENSOR_MAP)
             bad = "its kind is not 0 (operand), 1 (result), 2 (scalar), 3 (null) or 4 (tensor map)";
-        else if ((p->type == TRD_T_NVTMADESC) != (cp->kind == ARG_TMA))
-            bad = cp->kind == ARG_TMA ? "kind 4 (tensor map) is for nvTmaDesc parameters"
-                                      : "it is a tensor map (nvTmaDesc): the call must pass kind 4 and a tma record";
-        else if (cp->kind == ARG_TMA && c->ntma == XLA_TMA_MAX)
+        else if ((p->kind == TRD_PARAM_TENSOR_MAP) != (cp->kind == TRD_XLA_ARG_TENSOR_MAP))
+            bad = cp->kind == TRD_XLA_ARG_TENSOR_MAP
+                      ? "kind 4 (tensor map) is for nvTmaDesc parameters"
+                      : "it is a tensor map (nvTmaDesc): the call must pass kind 4 and a tma record";
+        else if (cp->kind == TRD_XLA_ARG_TENSOR_MAP && c->ntma == XLA_TMA_MAX)
             bad = "a call takes at most 16 tensor maps";
-        else if (cp->kind == ARG_TMA && (size_t)(c->ntma + 1) * TRD_XLA_TMA_FIELDS * c->ncand > ca->ntma)
+        else if (cp->kind == TRD_XLA_ARG_TENSOR_MAP && (size_t)(c->ntma + 1) * TRD_XLA_TMA_FIELDS * c->ncand > ca->ntma)
             bad = c->ncand > 1 ? "the tma attribute has no record for it for every candidate"
                                : "the tma attribute has no record for it";
-        else if (is_ptr && cp->kind == ARG_SCALAR)
+        else if (is_ptr && cp->kind == TRD_XLA_ARG_SCALAR)
             bad = "it is a pointer, the call passes a scalar";
-        else if (!is_ptr && cp->kind != ARG_SCALAR && cp->kind != ARG_TMA)
+        else if (!is_ptr && cp->kind != TRD_XLA_ARG_SCALAR && cp->kind != TRD_XLA_ARG_TENSOR_MAP)
             bad = "it is a scalar, the call passes a buffer";
-        else if (cp->kind != ARG_SCALAR && cp->kind != ARG_NULL && (cp->index < 0 || cp->index > 65535))
+        else if (cp->kind != TRD_XLA_ARG_SCALAR && cp->kind != TRD_XLA_ARG_NULL && (cp->index < 0 || cp->index > 65535))
             bad = "its buffer index is out of range";
-        else if (cp->kind == ARG_SCALAR && soff + p->size > ca->slen)
+        else if (cp->kind == TRD_XLA_ARG_SCALAR && soff + p->size > ca->slen)
             bad = "the scalars attribute is too short";
         if (bad)
             return xla_error(api, XLA_FFI_Error_Code_INVALID_ARGUMENT, "kernel '%s' argument %u%s%s%s: %s", c->name,
                              j, p->name ? " '" : "", p->name ? p->name : "", p->name ? "'" : "", bad);
-        if (cp->kind == ARG_SCALAR) {
+        if (cp->kind == TRD_XLA_ARG_SCALAR) {
             memcpy(&c->storage[j], ca->scalars + soff, p->size);
             soff += p->size;
         }
-        c->ntma += cp->kind == ARG_TMA;
-        j++;
+        c->ntma += cp->kind == TRD_XLA_ARG_TENSOR_MAP;
     }
-    c->nparams = j;
+    c->nparams = sig->num_params;
     if ((size_t)c->ntma * TRD_XLA_TMA_FIELDS * c->ncand != ca->ntma) {
         char each[64] = "";
         if (c->ncand > 1)
@@ -362,33 +394,32 @@ static XLA_FFI_Error *params_build(const XLA_FFI_Api *api, struct xla_call *c, c
     if (soff != ca->slen)
         return xla_error(api, XLA_FFI_Error_Code_INVALID_ARGUMENT,
                          "kernel '%s': the scalars attribute has %zu bytes, the signature %s needs %zu", c->name,
-                         ca->slen, sig->canonical, soff);
+                         ca->slen, sig->signature, soff);
     if (c->ntma && !(c->tma = calloc((size_t)c->ncand * c->ntma, sizeof *c->tma)))
         return xla_error(api, XLA_FFI_Error_Code_RESOURCE_EXHAUSTED, "trident: out of memory");
     return NULL;
 }
 
 /* A later candidate launches with the first one's parameters: its signature must pass the same types. */
-static XLA_FFI_Error *params_match(const XLA_FFI_Api *api, const struct xla_call *c, uint32_t i,
-                                   const struct trd_signature *sig)
+static XLA_FFI_Error *params_match(const XLA_FFI_Api *api, const struct xla_call *c, uint32_t i, const trd_kernel_t *k,
+                                   const struct kernel_sig *sig)
 {
-    uint32_t j = 0;
     int same = sig->num_params == c->nparams;
-    for (uint32_t k = 0; same && k < sig->count; k++) {
-        const struct trd_param *p = &sig->params[k];
-        if (p->type == TRD_T_CONSTEXPR)
-            continue;
-        const struct xla_param *cp = &c->params[j++];
-        same = p->size == cp->size && (p->type == TRD_T_PTR ? p->elem : p->type) == cp->elem &&
-               (p->type == TRD_T_PTR) == (cp->kind == ARG_OPERAND || cp->kind == ARG_RESULT || cp->kind == ARG_NULL);
+    for (uint32_t j = 0; same && j < sig->num_params; j++) {
+        trd_param_info_t p = {.struct_size = sizeof p};
+        const trd_param_info_t *q = &c->params[j].info;
+        trd_status_t st = trd_kernel_param_info(k, j, &p);
+        if (st != TRD_OK)
+            return xla_error(api, xla_errc(st), "trident: %s", trd_error_message());
+        same = p.kind == q->kind && p.size == q->size && p.pointer_depth == q->pointer_depth &&
+               !strcmp(p.scalar, q->scalar);
     }
     if (same)
         return NULL;
     return xla_error(api, XLA_FFI_Error_Code_INVALID_ARGUMENT,
                      "trident_kernel_call: autotune candidate %u (kernel '%s', %s) does not take the parameters of "
                      "candidate 0 (kernel '%s', %s): every candidate is launched with the same arguments",
-                     i, c->cands[i].kernel->src.name, sig->canonical, c->name,
-                     c->cands[0].kernel->src.sig.canonical);
+                     i, sig->name, sig->signature, c->name, c->cands[0].signature);
 }
 
 /* Two candidates' maps of one parameter describe the same tensor: the argument's, not the compilation's. */
@@ -410,16 +441,16 @@ static XLA_FFI_Error *cand_tma(const XLA_FFI_Api *api, struct xla_call *c, uint3
     uint32_t t = 0;
     for (uint32_t j = 0; j < c->nparams && t < c->ntma; j++) {
         const struct xla_param *p = &c->params[j];
-        if (p->kind != ARG_TMA)
+        if (p->kind != TRD_XLA_ARG_TENSOR_MAP)
             continue;
         const int64_t *rec = ca->tma + ((size_t)i * c->ntma + t) * TRD_XLA_TMA_FIELDS;
-        trd_status_t st = xla_tma_decode(rec, c->name, c->ncand > 1 ? (int64_t)i : -1, j, p->name, p->index,
+        trd_status_t st = xla_tma_decode(rec, c->name, c->ncand > 1 ? (int64_t)i : -1, j, p->info.name, p->index,
                                          &maps[t]);
         if (st == TRD_OK && c->platform != PLATFORM_CUDA)
-            st = trd_error_set(TRD_ERR_UNSUPPORTED, "%s: tensor maps (TMA) need the CUDA platform, not %s",
+            st = xla_fail(TRD_ERR_UNSUPPORTED, "%s: tensor maps (TMA) need the CUDA platform, not %s",
                                maps[t].label, platform_name(c->platform));
         if (st == TRD_OK && i > 0 && !tma_same_tensor(&maps[t], &c->tma[t]))
-            st = trd_error_set(TRD_ERR_INVALID_ARGUMENT,
+            st = xla_fail(TRD_ERR_INVALID_ARGUMENT,
                                "%s: tensor map: its record describes another tensor than candidate 0's (base, element "
                                "size, shape and strides are the argument's, the same for every candidate)",
                                maps[t].label);
@@ -449,16 +480,21 @@ static XLA_FFI_Error *cand_build(const XLA_FFI_Api *api, trd_runtime_t *rt, stru
                                         trd_error_message())
                             : xla_error(api, xla_errc(st), "trident_kernel_call: %s", trd_error_message());
     cand->kernel = cand->ck->kernel;
+    struct kernel_sig sig = {0};
+    if ((st = kernel_sig(cand->kernel, &sig)) != TRD_OK)
+        return xla_error(api, xla_errc(st), "trident_kernel_call: %s", trd_error_message());
+    cand->name = sig.name;
+    cand->signature = sig.signature;
     for (int d = 0; d < 3; d++)
         cand->grid[d] = (uint32_t)grid[d];
     cand->zero = zero;
     cand->nzero = (uint32_t)nzero;
     XLA_FFI_Error *e;
     if (i > 0) {
-        e = params_match(api, c, i, &cand->kernel->src.sig);
+        e = params_match(api, c, i, cand->kernel, &sig);
     } else {
-        c->name = cand->kernel->src.name;
-        e = params_build(api, c, &cand->kernel->src.sig, ca);
+        c->name = sig.name;
+        e = params_build(api, c, cand->kernel, &sig, ca);
     }
     return e ? e : cand_tma(api, c, i, ca);
 }
@@ -598,7 +634,8 @@ static XLA_FFI_Error *instantiate(XLA_FFI_CallFrame *f, int platform)
     c->platform = platform;
     c->ncand = (uint32_t)ncand;
     c->cands = calloc(ncand, sizeof *c->cands);
-    c->ndev = rt->ndevices;
+    c->rt = rt;
+    trd_runtime_device_count(rt, &c->ndev);
     c->slots = calloc(c->ndev ? c->ndev : 1, sizeof *c->slots);
     if (!c->cands || !c->slots) {
         call_delete(c);
@@ -651,38 +688,49 @@ static int device_ordinal(XLA_FFI_CallFrame *f, int32_t *ordinal)
     return 1;
 }
 
-/* The trident device of the platform's ordinal. */
+/* The trident device of the platform's ordinal: its URI, "<driver>:<ordinal>"; XLA's CPU devices onto the host
+ * devices. NULL when there is none. */
 static trd_device_t *find_device(trd_runtime_t *rt, int platform, int32_t ordinal)
 {
     const char *drv = platform == PLATFORM_CUDA ? "cuda" : platform == PLATFORM_ROCM ? "hip" : "host";
-    uint32_t nhost = 0;
-    for (uint32_t i = 0; i < rt->ndevices; i++)
-        nhost += !strcmp(rt->devices[i]->drv->name, "host");
-    if (platform == PLATFORM_CPU && nhost)
-        ordinal = (int32_t)((uint32_t)ordinal % nhost); /* XLA's CPU devices onto the host devices */
-    for (uint32_t i = 0; i < rt->ndevices; i++) {
-        trd_device_t *d = rt->devices[i];
-        if (!strcmp(d->drv->name, drv) && d->ordinal == (uint32_t)ordinal)
-            return d;
+    uint32_t n = 0, nhost = 0;
+    trd_runtime_device_count(rt, &n);
+    for (uint32_t i = 0; platform == PLATFORM_CPU && i < n; i++) {
+        trd_device_t *d;
+        trd_device_props_t p = {.struct_size = sizeof p};
+        if (trd_runtime_device_get(rt, i, &d) == TRD_OK && trd_device_get_props(d, &p) == TRD_OK)
+            nhost += !strcmp(p.driver, "host");
     }
-    return NULL;
+    if (platform == PLATFORM_CPU && nhost)
+        ordinal = (int32_t)((uint32_t)ordinal % nhost);
+    char uri[64];
+    snprintf(uri, sizeof uri, "%s:%u", drv, (uint32_t)ordinal);
+    trd_device_t *d;
+    return trd_runtime_device_find(rt, uri, &d) == TRD_OK ? d : NULL;
 }
 
 static const char *param_label(const struct xla_param *p, char *buf, size_t cap)
 {
-    if (p->name)
-        snprintf(buf, cap, " '%s'", p->name);
+    if (p->info.name)
+        snprintf(buf, cap, " '%s'", p->info.name);
     else
         buf[0] = '\0';
     return buf;
 }
 
-static int same_width_int(int32_t a, int32_t b)
+/* An array of `got` (Triton's name of its dtype) fits a pointer to `want`: the same type, or an integer of the
+ * same width (Triton's IR is signless; bool arrays are bytes). */
+static int element_fits(const char *got, const char *want)
 {
-    static const int32_t pairs[][2] = {{TRD_T_I8, TRD_T_U8},   {TRD_T_I16, TRD_T_U16}, {TRD_T_I32, TRD_T_U32},
-                                       {TRD_T_I64, TRD_T_U64}, {TRD_T_I1, TRD_T_I8},   {TRD_T_I1, TRD_T_U8}};
-    for (size_t i = 0; i < TRD_ARRAY_SIZE(pairs); i++)
-        if ((a == pairs[i][0] && b == pairs[i][1]) || (a == pairs[i][1] && b == pairs[i][0]))
+    static const char *const pairs[][2] = {{"i8", "u8"}, {"i16", "u16"}, {"i32", "u32"},
+                                           {"i64", "u64"}, {"i1", "i8"},  {"i1", "u8"}};
+    if (!got)
+        return 0;
+    if (!strcmp(got, want))
+        return 1;
+    for (size_t i = 0; i < XLA_ARRAY_SIZE(pairs); i++)
+        if ((!strcmp(got, pairs[i][0]) && !strcmp(want, pairs[i][1])) ||
+            (!strcmp(got, pairs[i][1]) && !strcmp(want, pairs[i][0])))
             return 1;
     return 0;
 }
@@ -702,22 +750,22 @@ XLA_FFI_Error *xla_check_buffers(XLA_FFI_CallFrame *f, const struct xla_call *c)
     char nm[96];
     for (uint32_t i = 0; i < c->nparams; i++) {
         const struct xla_param *p = &c->params[i];
-        if (p->kind != ARG_OPERAND && p->kind != ARG_RESULT)
+        if (p->kind != TRD_XLA_ARG_OPERAND && p->kind != TRD_XLA_ARG_RESULT)
             continue;
-        const char *what = p->kind == ARG_OPERAND ? "operand" : "result";
-        int64_t n = p->kind == ARG_OPERAND ? f->args.size : f->rets.size;
+        const char *what = p->kind == TRD_XLA_ARG_OPERAND ? "operand" : "result";
+        int64_t n = p->kind == TRD_XLA_ARG_OPERAND ? f->args.size : f->rets.size;
         if (p->index >= n)
             return xla_error(api, XLA_FFI_Error_Code_INVALID_ARGUMENT,
                              "kernel '%s' argument %u%s: %s %lld does not exist (the call has %lld)", c->name, i,
                              param_label(p, nm, sizeof nm), what, (long long)p->index, (long long)n);
         const XLA_FFI_Buffer *b =
-            p->kind == ARG_OPERAND ? f->args.args[p->index] : f->rets.rets[p->index];
-        int32_t got = xla_dtype_scalar(b->dtype);
-        if (got != p->elem && !same_width_int(got, p->elem))
+            p->kind == TRD_XLA_ARG_OPERAND ? f->args.args[p->index] : f->rets.rets[p->index];
+        /* a pointer to pointers takes no array XLA has */
+        if (p->info.pointer_depth != 1 || !element_fits(xla_dtype_triton(b->dtype), p->info.scalar))
             return xla_error(api, XLA_FFI_Error_Code_INVALID_ARGUMENT,
-                             "kernel '%s' argument %u%s (*%s): %s %lld is an array of %s", c->name, i,
-                             param_label(p, nm, sizeof nm), trd_scalar_name(p->elem), what, (long long)p->index,
-                             xla_dtype_name(b->dtype));
+                             "kernel '%s' argument %u%s (%.*s%s): %s %lld is an array of %s", c->name, i,
+                             param_label(p, nm, sizeof nm), (int)p->info.pointer_depth, "*****************",
+                             p->info.scalar, what, (long long)p->index, xla_dtype_name(b->dtype));
     }
     for (uint32_t k = 0; k < c->ncand; k++)
         for (uint32_t z = 0; z < c->cands[k].nzero; z++)
@@ -732,7 +780,7 @@ trd_status_t xla_run_check(XLA_FFI_CallFrame *f, const struct xla_call *c, const
                            const struct xla_run *r)
 {
     for (uint32_t t = 0; t < c->ntma; t++) {
-        trd_status_t st = xla_tma_check(f, &r->cand->tma[t], s->ops, s->dev->uri);
+        trd_status_t st = xla_tma_check(f, &r->cand->tma[t]);
         if (st != TRD_OK)
             return st;
     }
@@ -741,67 +789,69 @@ trd_status_t xla_run_check(XLA_FFI_CallFrame *f, const struct xla_call *c, const
             continue;
         const char *kind = k ? "profile" : "global";
         if (c->scratch[k] < 0 || c->scratch[k] >= f->rets.size)
-            return trd_error_set(TRD_ERR_INVALID_ARGUMENT,
-                                 "kernel '%s' needs %llu bytes of %s scratch on %s, but the call passes no scratch "
-                                 "buffer",
-                                 c->name, (unsigned long long)r->scratch_need[k], kind, s->dev->uri);
+            return xla_fail(TRD_ERR_INVALID_ARGUMENT,
+                            "kernel '%s' needs %llu bytes of %s scratch on %s, but the call passes no scratch buffer",
+                            c->name, (unsigned long long)r->scratch_need[k], kind, s->uri);
         uint64_t have = xla_buffer_bytes(f->rets.rets[c->scratch[k]]);
         if (have < r->scratch_need[k])
-            return trd_error_set(TRD_ERR_INVALID_ARGUMENT,
-                                 "kernel '%s' needs %llu bytes of %s scratch on %s, the scratch buffer has %llu",
-                                 c->name, (unsigned long long)r->scratch_need[k], kind, s->dev->uri,
-                                 (unsigned long long)have);
+            return xla_fail(TRD_ERR_INVALID_ARGUMENT,
+                            "kernel '%s' needs %llu bytes of %s scratch on %s, the scratch buffer has %llu", c->name,
+                            (unsigned long long)r->scratch_need[k], kind, s->uri, (unsigned long long)have);
     }
     return TRD_OK;
 }
 
-static uint64_t align_up(uint64_t v, uint64_t a)
+trd_status_t xla_run_load(const struct xla_call *c, struct xla_slot *s, uint32_t i, struct xla_run *out)
 {
-    return a ? (v + a - 1) / a * a : v;
-}
-
-trd_status_t xla_run_load(const struct xla_cand *cand, trd_device_t *dev, struct xla_run *out)
-{
-    struct trd_loaded *l;
-    trd_status_t st = trd_kernel_loaded(cand->kernel, dev, &l);
+    const struct xla_cand *cand = &c->cands[i];
+    trd_status_t st = s->prepared[i] ? TRD_OK : trd_kernel_prepare(cand->kernel, s->dev, &s->prepared[i]);
+    uint64_t need[2];
+    if (st == TRD_OK)
+        st = trd_prepared_scratch(s->prepared[i], cand->grid, &need[0], &need[1]);
     if (st != TRD_OK)
         return st;
-    const struct trd_meta *m = &l->target->meta;
-    uint64_t programs = (uint64_t)cand->grid[0] * cand->grid[1] * cand->grid[2] * m->num_ctas;
     out->cand = cand;
-    out->loaded = l;
-    out->scratch_need[0] =
-        m->global_scratch_size ? programs * align_up(m->global_scratch_size, m->global_scratch_align) : 0;
-    out->scratch_need[1] =
-        m->profile_scratch_size ? programs * align_up(m->profile_scratch_size, m->profile_scratch_align) : 0;
+    out->prepared = s->prepared[i];
+    out->scratch_need[0] = need[0];
+    out->scratch_need[1] = need[1];
     return TRD_OK;
 }
 
-/* The slow path, once per device: the slot, with the kernel loaded by that device's driver (an autotuned
- * call's candidate is chosen afterwards, by xla_tune_choose). */
-static XLA_FFI_Error *slot_for(XLA_FFI_CallFrame *f, struct xla_call *c, trd_device_t *dev, struct xla_slot **out)
+/* The slow path, once per device: the slot, with the kernel prepared for that device (an autotuned call's
+ * candidate is chosen afterwards, by xla_tune_choose). */
+static XLA_FFI_Error *slot_for(XLA_FFI_CallFrame *f, struct xla_call *c, trd_device_t *dev,
+                               const trd_device_props_t *props, struct xla_slot **out)
 {
     const XLA_FFI_Api *api = f->api;
+    if (props->index >= c->ndev)
+        return xla_error(api, XLA_FFI_Error_Code_INTERNAL, "trident: device %s is not among the %u the call knows",
+                         props->uri, c->ndev);
     pthread_mutex_lock(&c->lock);
-    struct xla_slot *s = atomic_load_explicit(&c->slots[dev->index], memory_order_relaxed);
+    struct xla_slot *s = atomic_load_explicit(&c->slots[props->index], memory_order_relaxed);
     XLA_FFI_Error *e = NULL;
     if (!s) {
-        struct xla_run run = {0};
-        void *h;
-        trd_status_t st = c->tune ? TRD_OK : xla_run_load(&c->cands[0], dev, &run);
-        if (st == TRD_OK)
-            st = trd_device_handle(dev, &h);
-        if (st != TRD_OK) {
-            e = xla_error(api, xla_errc(st), "trident: %s", trd_error_message());
-        } else if (!(s = calloc(1, sizeof *s))) {
+        trd_status_t st = TRD_OK;
+        if (!(s = calloc(1, sizeof *s)) || !(s->prepared = calloc(c->ncand, sizeof *s->prepared))) {
+            free(s);
+            s = NULL;
             e = xla_error(api, XLA_FFI_Error_Code_RESOURCE_EXHAUSTED, "trident: out of memory");
         } else {
             s->dev = dev;
-            s->devh = h;
-            s->ops = dev->drv->ops;
-            s->run = run;
+            s->index = props->index;
+            s->uri = props->uri;
+            s->arch = props->arch;
+            s->name = props->name;
+            if (!c->tune)
+                st = xla_run_load(c, s, 0, &s->run);
+        }
+        if (st != TRD_OK) {
+            e = xla_error(api, xla_errc(st), "trident: %s", trd_error_message());
+            trd_prepared_destroy(s->prepared[0]);
+            free(s->prepared);
+            free(s);
+        } else if (s) {
             pthread_mutex_init(&s->tune_lock, NULL);
-            atomic_store_explicit(&c->slots[dev->index], s, memory_order_release);
+            atomic_store_explicit(&c->slots[props->index], s, memory_order_release);
         }
     }
     pthread_mutex_unlock(&c->lock);
@@ -810,12 +860,14 @@ static XLA_FFI_Error *slot_for(XLA_FFI_CallFrame *f, struct xla_call *c, trd_dev
     return e;
 }
 
-void *xla_slot_stream(struct xla_slot *s, void *native)
+trd_stream_t *xla_slot_stream(struct xla_slot *s, void *native)
 {
+    if (!native)
+        return NULL;
     for (int i = 0; i < XLA_STREAM_CACHE; i++) {
         void *cur = atomic_load_explicit(&s->streams[i].native, memory_order_acquire);
         if (cur == native) {
-            void *w = atomic_load_explicit(&s->streams[i].wrapped, memory_order_acquire);
+            trd_stream_t *w = atomic_load_explicit(&s->streams[i].wrapped, memory_order_acquire);
             if (w)
                 return w;
             continue; /* being published by another thread */
@@ -825,12 +877,13 @@ void *xla_slot_stream(struct xla_slot *s, void *native)
         void *expected = NULL;
         if (!atomic_compare_exchange_strong(&s->streams[i].native, &expected, native))
             continue;
-        void *w = NULL;
-        if (!s->ops->stream_wrap || s->ops->stream_wrap(s->devh, native, &w) != TRD_OK)
+        trd_stream_t *w = NULL;
+        if (trd_stream_wrap(s->dev, native, &w) != TRD_OK)
             return NULL;
         atomic_store_explicit(&s->streams[i].wrapped, w, memory_order_release);
         return w;
     }
+    xla_fail(TRD_ERR_LIMIT, "more than %d of XLA's streams on %s", XLA_STREAM_CACHE, s->uri);
     return NULL;
 }
 
@@ -839,47 +892,46 @@ trd_status_t xla_run_launch(XLA_FFI_CallFrame *f, const struct xla_call *c, stru
 {
     const struct xla_cand *cand = r->cand;
     /* zero what must be zeroed, on the same stream (a memset node in a graph) */
-    void *ws = stream && cand->nzero ? xla_slot_stream(s, stream) : NULL;
+    trd_stream_t *ws = stream && cand->nzero ? xla_slot_stream(s, stream) : NULL;
     if (stream && cand->nzero && !ws)
-        return trd_error_set(TRD_ERR_INTERNAL, "kernel '%s': cannot use XLA's stream on %s", c->name, s->dev->uri);
+        return xla_wrap(TRD_ERR_INTERNAL, "kernel '%s': cannot use XLA's stream on %s", c->name, s->uri);
     for (uint32_t z = 0; z < cand->nzero; z++) {
         const XLA_FFI_Buffer *b = f->rets.rets[cand->zero[z]];
-        trd_status_t st = s->ops->mem_set(s->devh, b->data, 0, xla_buffer_bytes(b), ws);
+        trd_status_t st = trd_device_memset(s->dev, b->data, 0, xla_buffer_bytes(b), ws);
         if (st != TRD_OK)
-            return trd_error_wrap(st, "kernel '%s': zeroing result %lld", c->name, (long long)cand->zero[z]);
+            return xla_wrap(st, "kernel '%s': zeroing result %lld", c->name, (long long)cand->zero[z]);
     }
     if (cand->grid[0] == 0 || cand->grid[1] == 0 || cand->grid[2] == 0)
         return TRD_OK;
     uint64_t storage[XLA_MAX_PARAMS];
-    void *params[XLA_MAX_PARAMS + TRD_DRIVER_EXTRA_PARAMS];
-    uint32_t sizes[XLA_MAX_PARAMS + TRD_DRIVER_EXTRA_PARAMS];
+    void *params[XLA_MAX_PARAMS];
     memcpy(storage, c->storage, c->nparams * sizeof *storage);
-    memcpy(sizes, c->sizes, c->nparams * sizeof *sizes);
     for (uint32_t i = 0; i < c->nparams; i++) {
         const struct xla_param *p = &c->params[i];
-        if (p->kind == ARG_OPERAND)
+        if (p->kind == TRD_XLA_ARG_OPERAND)
             memcpy(&storage[i], &((XLA_FFI_Buffer *)f->args.args[p->index])->data, sizeof(void *));
-        else if (p->kind == ARG_RESULT)
+        else if (p->kind == TRD_XLA_ARG_RESULT)
             memcpy(&storage[i], &((XLA_FFI_Buffer *)f->rets.rets[p->index])->data, sizeof(void *));
         params[i] = &storage[i];
     }
     xla_tma_bytes maps[XLA_TMA_MAX];
     trd_status_t st;
-    if (c->ntma && (st = xla_tma_encode(f, cand->tma, c->ntma, s->ops, s->devh, maps, params)) != TRD_OK)
-        return trd_error_wrap(st, "encoding a tensor map on %s", s->dev->uri);
-    trd_driver_launch_t dl = {
-        .struct_size = sizeof dl,
-        .num_params = c->nparams,
+    if (c->ntma && (st = xla_tma_encode(f, cand->tma, c->ntma, s->dev, maps, params)) != TRD_OK)
+        return xla_wrap(st, "encoding a tensor map on %s", s->uri);
+    const XLA_FFI_Buffer *gs = c->scratch[0] >= 0 && r->scratch_need[0] ? f->rets.rets[c->scratch[0]] : NULL;
+    const XLA_FFI_Buffer *ps = c->scratch[1] >= 0 && r->scratch_need[1] ? f->rets.rets[c->scratch[1]] : NULL;
+    trd_native_launch_t l = {
+        .struct_size = sizeof l,
         .grid = {cand->grid[0], cand->grid[1], cand->grid[2]},
+        .num_params = c->nparams,
         .params = params,
-        .param_sizes = sizes,
-        .global_scratch = c->scratch[0] >= 0 && r->scratch_need[0] ? ((XLA_FFI_Buffer *)f->rets.rets[c->scratch[0]])->data : NULL,
-        .profile_scratch = c->scratch[1] >= 0 && r->scratch_need[1] ? ((XLA_FFI_Buffer *)f->rets.rets[c->scratch[1]])->data : NULL,
+        .native_stream = stream,
+        .global_scratch = gs ? gs->data : NULL,
+        .global_scratch_size = gs ? xla_buffer_bytes(gs) : 0,
+        .profile_scratch = ps ? ps->data : NULL,
+        .profile_scratch_size = ps ? xla_buffer_bytes(ps) : 0,
     };
-    st = s->ops->launch(r->loaded->module, NULL, stream, &dl);
-    if (st != TRD_OK)
-        return trd_error_wrap(st, "launching kernel '%s' on %s", c->name, s->dev->uri);
-    return TRD_OK;
+    return trd_prepared_launch(r->prepared, &l);
 }
 
 static XLA_FFI_Error *execute(XLA_FFI_CallFrame *f, int platform)
@@ -909,12 +961,13 @@ static XLA_FFI_Error *execute(XLA_FFI_CallFrame *f, int platform)
     int fast = ordinal >= 0 && ordinal < XLA_MAX_ORDINALS;
     struct xla_slot *s = fast ? atomic_load_explicit(&c->by_ordinal[ordinal], memory_order_acquire) : NULL;
     if (!s) {
-        trd_device_t *dev = find_device(c->cands[0].kernel->rt, platform, ordinal);
-        if (!dev)
+        trd_device_t *dev = find_device(c->rt, platform, ordinal);
+        trd_device_props_t props = {.struct_size = sizeof props};
+        if (!dev || trd_device_get_props(dev, &props) != TRD_OK)
             return xla_error(api, XLA_FFI_Error_Code_NOT_FOUND,
                              "kernel '%s': trident has no %s device for XLA's device %d (see `trident devices`)",
                              c->name, backend_of(platform), ordinal);
-        if ((e = slot_for(f, c, dev, &s)) != NULL)
+        if ((e = slot_for(f, c, dev, &props, &s)) != NULL)
             return e;
         if (c->tune) {
             int launched = 0;

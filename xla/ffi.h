@@ -1,12 +1,23 @@
-/* ffi.h: what the XLA handler's files share. */
-#ifndef TRD_CORE_XLA_FFI_H
-#define TRD_CORE_XLA_FFI_H
+/* ffi.h: what the XLA handler's files share. libtrident_xla is built over libtrident's public API only
+ * (trident.h, and driver.h's error and log services), plus base/'s stateless sha256 and file I/O. */
+#ifndef TRD_XLA_FFI_H
+#define TRD_XLA_FFI_H
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include <xla/ffi/api/c_api.h>
 
+#include <trident/driver.h>
+#include <trident/trident.h>
 #include <trident/xla.h>
 
-#include "core/internal.h"
+#define XLA_ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
+#define XLA_MIN(a, b) ((a) < (b) ? (a) : (b))
+#define XLA_MAX(a, b) ((a) > (b) ? (a) : (b))
 
 /* Reads the call's attributes. Each getter returns 1 and fills its output when
  * the attribute is there with the right type; else 0 and `err` says why. */
@@ -24,10 +35,15 @@ int xla_attr_int(struct xla_attrs *a, const char *name, int64_t *out);
 /* 1 when the call has the attribute (of any type). */
 int xla_attr_present(struct xla_attrs *a, const char *name);
 
-/* XLA dtype <-> trident scalar type. */
-int32_t xla_dtype_scalar(XLA_FFI_DataType t);
+/* XLA dtypes: Triton's name of the element ("fp32"; NULL for one Triton has none for), bytes, NumPy's name. */
+const char *xla_dtype_triton(XLA_FFI_DataType t);
 size_t xla_dtype_bytes(XLA_FFI_DataType t);
 const char *xla_dtype_name(XLA_FFI_DataType t);
+
+/* Sets libtrident's message of the calling thread (trd_error_message) and returns st; xla_wrap prefixes it. */
+#define xla_fail trd_driver_error
+trd_status_t xla_wrap(trd_status_t st, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+#define xla_log trd_driver_log
 
 /* tma.c: tensor-map parameters (arg_kind 4). */
 #define XLA_TMA_MAX 16  /* per candidate */
@@ -51,13 +67,12 @@ typedef struct {
  * whose base is buffer `index` (arg_index). */
 trd_status_t xla_tma_decode(const int64_t *record, const char *kernel, int64_t cand, uint32_t param,
                             const char *pname, int64_t index, struct xla_tma *out);
-/* The first EXECUTE of a candidate on a device: the driver encodes tensor maps; the base buffer exists, has the
- * map's element size and holds every element the map reaches. */
-trd_status_t xla_tma_check(XLA_FFI_CallFrame *f, const struct xla_tma *t, const trd_driver_ops_t *ops,
-                           const char *device);
+/* The first EXECUTE of a candidate on a device: the base buffer exists, has the map's element size and holds
+ * every element the map reaches (the device's driver says at the first encoding whether it has tensor maps). */
+trd_status_t xla_tma_check(XLA_FFI_CallFrame *f, const struct xla_tma *t);
 /* EXECUTE: encodes the n maps from the buffers' addresses into out[] and points params[] at them. */
-trd_status_t xla_tma_encode(XLA_FFI_CallFrame *f, const struct xla_tma *maps, uint32_t n, const trd_driver_ops_t *ops,
-                            void *device, xla_tma_bytes *out, void **params);
+trd_status_t xla_tma_encode(XLA_FFI_CallFrame *f, const struct xla_tma *maps, uint32_t n, trd_device_t *dev,
+                            xla_tma_bytes *out, void **params);
 
 /* ------------------------------------------------------------- the call */
 
@@ -69,14 +84,10 @@ enum { PLATFORM_CUDA, PLATFORM_ROCM, PLATFORM_CPU, PLATFORM_COUNT };
 #define XLA_MAX_ORDINALS 64      /* XLA device ordinals with a lock-free slot lookup */
 #define XLA_STREAM_CACHE 8
 
-enum xla_arg_kind { ARG_OPERAND = 0, ARG_RESULT = 1, ARG_SCALAR = 2, ARG_NULL = 3, ARG_TMA = 4 };
-
 struct xla_param {
-    int32_t kind;
+    int32_t kind;         /* enum trd_xla_arg_kind */
     int64_t index;
-    int32_t elem;       /* pointee type of a pointer parameter */
-    uint32_t size;
-    const char *name;   /* from the signature, may be NULL */
+    trd_param_info_t info; /* from the signature: its strings live as long as the kernel */
 };
 
 struct xla_cached_kernel;
@@ -85,6 +96,7 @@ struct xla_cached_kernel;
 struct xla_cand {
     struct xla_cached_kernel *ck;
     trd_kernel_t *kernel;
+    const char *name, *signature;  /* the kernel's */
     uint32_t grid[3];
     uint32_t nzero;
     const int64_t *zero;   /* results zeroed before each launch (into the call's array) */
@@ -92,27 +104,28 @@ struct xla_cand {
                                    comes from the candidate's compilation */
 };
 
-/* A candidate loaded on a device: what launching it there needs. */
+/* A candidate prepared for a device: what launching it there needs. */
 struct xla_run {
     const struct xla_cand *cand;
-    struct trd_loaded *loaded;
+    trd_prepared_t *prepared;   /* the slot's (slot->prepared[i]) */
     uint64_t scratch_need[2];   /* bytes of global and profile scratch its grid needs */
 };
 
 struct xla_stream_wrap {
-    _Atomic(void *) native;   /* the key, claimed first */
-    _Atomic(void *) wrapped;  /* the driver's stream object over it, published second */
+    _Atomic(void *) native;           /* the key, claimed first */
+    _Atomic(trd_stream_t *) wrapped;  /* libtrident's stream over it, published second */
 };
 
 /* The call on one device. */
 struct xla_slot {
     trd_device_t *dev;
-    void *devh;
-    const trd_driver_ops_t *ops;
+    uint32_t index;                 /* the device's in the runtime's list */
+    const char *uri, *arch, *name;  /* the device's */
     struct xla_run run;           /* what EXECUTE launches; set before the slot is published by ordinal */
     atomic_int checked;
     struct xla_stream_wrap streams[XLA_STREAM_CACHE];
-    pthread_mutex_t tune_lock;    /* an autotuned call's choice on this device */
+    pthread_mutex_t tune_lock;    /* an autotuned call's choice on this device, and prepared[] */
+    trd_prepared_t **prepared;    /* per candidate, made on first need */
     atomic_int capture_warned;
 };
 
@@ -120,11 +133,11 @@ struct xla_tune;
 
 struct xla_call {
     int platform;
+    trd_runtime_t *rt;
     const char *name;
     uint32_t nparams;
     struct xla_param params[XLA_MAX_PARAMS];
     uint64_t storage[XLA_MAX_PARAMS];   /* scalars packed; pointers filled per execute */
-    uint32_t sizes[XLA_MAX_PARAMS + TRD_DRIVER_EXTRA_PARAMS];
     int64_t scratch[2];
     uint32_t ncand;
     struct xla_cand *cands;
@@ -143,8 +156,8 @@ XLA_FFI_Error *xla_error(const XLA_FFI_Api *api, XLA_FFI_Error_Code code, const 
 XLA_FFI_Error_Code xla_errc(trd_status_t st);
 uint64_t xla_buffer_bytes(const XLA_FFI_Buffer *b);
 
-/* Loads a candidate for a device (trd_kernel_loaded: cached after the first time). */
-trd_status_t xla_run_load(const struct xla_cand *cand, trd_device_t *dev, struct xla_run *out);
+/* Prepares candidate i for the slot's device (once: kept in the slot). */
+trd_status_t xla_run_load(const struct xla_call *c, struct xla_slot *s, uint32_t i, struct xla_run *out);
 /* The first EXECUTE on a device: the buffers' element types against the signature, the zeroed results. */
 XLA_FFI_Error *xla_check_buffers(XLA_FFI_CallFrame *f, const struct xla_call *c);
 /* The first EXECUTE of a run on a device: the call's scratch results are large enough for it, and its tensor
@@ -155,8 +168,8 @@ trd_status_t xla_run_check(XLA_FFI_CallFrame *f, const struct xla_call *c, const
  * EXECUTE's work. */
 trd_status_t xla_run_launch(XLA_FFI_CallFrame *f, const struct xla_call *c, struct xla_slot *s,
                             const struct xla_run *r, void *stream);
-/* The driver's stream object over XLA's stream, made once per stream. */
-void *xla_slot_stream(struct xla_slot *s, void *native);
+/* libtrident's stream over XLA's stream, made once per stream; NULL for NULL. */
+trd_stream_t *xla_slot_stream(struct xla_slot *s, void *native);
 
 /* autotune.c: an autotuned call (version 2 attributes). */
 XLA_FFI_Error *xla_tune_create(const XLA_FFI_Api *api, struct xla_attrs *a, struct xla_call *c,

@@ -7,9 +7,9 @@
  * call: a map's box comes from the compilation) into templates; the first
  * EXECUTE of a candidate on a device checks the base buffers against them;
  * every EXECUTE encodes each map of the launched candidate from its template
- * and the buffer's address into the caller's stack, with the driver's
- * tensor_map_encode: host work, no lock, no allocation, so a CUDA graph
- * capture records the encoded bytes as kernel parameters. */
+ * and the buffer's address into the caller's stack, with
+ * trd_device_tensor_map_encode: host work, no lock, no allocation, so a CUDA
+ * graph capture records the encoded bytes as kernel parameters. */
 #include <stdio.h>
 #include <string.h>
 
@@ -31,7 +31,7 @@ static trd_status_t bad(const struct xla_tma *t, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return trd_error_set(TRD_ERR_INVALID_ARGUMENT, "%s: tensor map: %s", t->label, msg);
+    return xla_fail(TRD_ERR_INVALID_ARGUMENT, "%s: tensor map: %s", t->label, msg);
 }
 
 trd_status_t xla_tma_decode(const int64_t *r, const char *kernel, int64_t cand, uint32_t param, const char *pname,
@@ -54,7 +54,7 @@ trd_status_t xla_tma_decode(const int64_t *r, const char *kernel, int64_t cand, 
         return bad(t, "base %lld is neither 0 (an operand) nor 1 (a result)", (long long)base);
     if (index < 0 || index > 65535)
         return bad(t, "the base buffer's index %lld is out of range", (long long)index);
-    if (type < 0 || type >= (int64_t)TRD_ARRAY_SIZE(type_bytes))
+    if (type < 0 || type >= (int64_t)XLA_ARRAY_SIZE(type_bytes))
         return bad(t, "element type %lld is not a CUtensorMapDataType (0 .. 15)", (long long)type);
     int packed = type_bytes[type] == 0;
     if (packed ? size != 1 : size != type_bytes[type])
@@ -133,13 +133,9 @@ static const XLA_FFI_Buffer *base_buffer(XLA_FFI_CallFrame *f, const struct xla_
     return t->index < f->rets.size ? f->rets.rets[t->index] : NULL;
 }
 
-trd_status_t xla_tma_check(XLA_FFI_CallFrame *f, const struct xla_tma *t, const trd_driver_ops_t *ops,
-                           const char *device)
+trd_status_t xla_tma_check(XLA_FFI_CallFrame *f, const struct xla_tma *t)
 {
     const char *what = t->base_kind ? "result" : "operand";
-    if (!TRD_OPS_OPTIONAL(ops, tensor_map_encode))
-        return trd_error_set(TRD_ERR_UNSUPPORTED, "%s: %s's driver '%s' cannot encode tensor maps (TMA)", t->label,
-                             device, ops->name);
     const XLA_FFI_Buffer *b = base_buffer(f, t);
     if (!b)
         return bad(t, "its base, %s %lld, does not exist (the call has %lld)", what, (long long)t->index,
@@ -164,14 +160,13 @@ trd_status_t xla_tma_check(XLA_FFI_CallFrame *f, const struct xla_tma *t, const 
     return TRD_OK;
 }
 
-trd_status_t xla_tma_encode(XLA_FFI_CallFrame *f, const struct xla_tma *maps, uint32_t n, const trd_driver_ops_t *ops,
-                            void *device, xla_tma_bytes *out, void **params)
+trd_status_t xla_tma_encode(XLA_FFI_CallFrame *f, const struct xla_tma *maps, uint32_t n, trd_device_t *dev,
+                            xla_tma_bytes *out, void **params)
 {
-    trd_status_t (*encode)(void *, const trd_tensor_map_desc_t *, void *) = TRD_OPS_OPTIONAL(ops, tensor_map_encode);
     for (uint32_t i = 0; i < n; i++) {
         trd_tensor_map_desc_t d = maps[i].desc;
         d.base = base_buffer(f, &maps[i])->data;
-        trd_status_t st = encode(device, &d, out[i].bytes);
+        trd_status_t st = trd_device_tensor_map_encode(dev, &d, out[i].bytes);
         if (st != TRD_OK)
             return st;
         params[maps[i].param] = out[i].bytes;

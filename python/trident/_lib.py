@@ -175,6 +175,7 @@ _PROTOTYPES = [
     ("trd_kernel_launch", c_status, [ctypes.c_void_p, ctypes.POINTER(Launch)]),
 ]
 
+# libtrident_xla's (abi: xla/trident/xla.h)
 _XLA_PROTOTYPES = [
     ("trd_xla_cuda_type_id", ctypes.c_void_p, []),
     ("trd_xla_rocm_type_id", ctypes.c_void_p, []),
@@ -201,7 +202,42 @@ def _candidates():
         yield Path(prefix) / "libtrident.so.1"
 
 
+def _xla_candidates(trident: Path):
+    env = os.environ.get("TRIDENT_XLA_LIBRARY")
+    if env:
+        yield Path(env)
+        return
+    # beside libtrident: installed in one directory, or a build tree's xla/.libs beside core/.libs
+    yield trident.parent / "libtrident_xla.so.1"
+    if trident.parent.name == ".libs" and trident.parent.parent.name == "core":
+        yield trident.parent.parent.parent / "xla" / ".libs" / "libtrident_xla.so.1"
+    found = ctypes.util.find_library("trident_xla")
+    if found:
+        yield Path(found)
+
+
+def _load(candidates, prototypes):
+    """The first of the candidates that loads, its functions typed; the list of what was tried otherwise."""
+    tried = []
+    for path in candidates:
+        if not path.exists() and os.sep in str(path):
+            tried.append(f"{path} (missing)")
+            continue
+        try:
+            handle = ctypes.CDLL(str(path))
+        except OSError as e:
+            tried.append(f"{path} ({e})")
+            continue
+        for name, res, args in prototypes:
+            fn = getattr(handle, name)
+            fn.restype, fn.argtypes = res, args
+        handle.path = str(path)
+        return handle, tried
+    return None, tried
+
+
 _lib = None
+_xla_lib = None
 _lock = threading.Lock()
 
 
@@ -213,27 +249,28 @@ def lib():
     with _lock:
         if _lib is not None:
             return _lib
-        tried = []
-        for path in _candidates():
-            if not path.exists() and os.sep in str(path):
-                tried.append(f"{path} (missing)")
-                continue
-            try:
-                handle = ctypes.CDLL(str(path))
-            except OSError as e:
-                tried.append(f"{path} ({e})")
-                continue
-            for name, res, args in _PROTOTYPES:
-                fn = getattr(handle, name)
-                fn.restype, fn.argtypes = res, args
-            for name, res, args in _XLA_PROTOTYPES:
-                if hasattr(handle, name):
-                    fn = getattr(handle, name)
-                    fn.restype, fn.argtypes = res, args
-            handle.path = str(path)
-            _lib = handle
-            return _lib
-        raise OSError("libtrident not found; set TRIDENT_LIBRARY. Tried: " + "; ".join(tried))
+        handle, tried = _load(_candidates(), _PROTOTYPES)
+        if handle is None:
+            raise OSError("libtrident not found; set TRIDENT_LIBRARY. Tried: " + "; ".join(tried))
+        _lib = handle
+        return _lib
+
+
+def xla_lib():
+    """libtrident_xla, the XLA handlers, loaded once after libtrident (whose soname it links, so that both share
+    one runtime): TRIDENT_XLA_LIBRARY, beside libtrident (installed, or in its build tree), or the system's."""
+    global _xla_lib
+    if _xla_lib is not None:
+        return _xla_lib
+    trident = Path(lib().path)
+    with _lock:
+        if _xla_lib is None:
+            handle, tried = _load(_xla_candidates(trident), _XLA_PROTOTYPES)
+            if handle is None:
+                raise OSError("libtrident_xla (the XLA handlers) not found: it is built where configure finds "
+                              "jaxlib's FFI header (--enable-xla); set TRIDENT_XLA_LIBRARY. Tried: " + "; ".join(tried))
+            _xla_lib = handle
+        return _xla_lib
 
 
 def check(status: int):

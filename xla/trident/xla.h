@@ -1,7 +1,9 @@
 /*
- * xla.h: XLA custom-call handlers exported by libtrident (typed FFI).
+ * xla.h: XLA custom-call handlers (typed FFI), exported by libtrident_xla: a library of its own over
+ * libtrident's public API (link -ltrident_xla -ltrident), installed with this header only where configure
+ * built it (--enable-xla, jaxlib's FFI header found).
  *
- * Register them from Python with jax.ffi (python/trident/jax/_ffi.py does):
+ * Register them from Python with jax.ffi (python/trident/jax/protocol.py does):
  *
  *   jax.ffi.register_ffi_type("trident.call", {"type_id": capsule(trd_xla_<platform>_type_id()),
  *                                             "type_info": capsule(trd_xla_type_info())}, platform)
@@ -62,9 +64,24 @@
 extern "C" {
 #endif
 
-/* The newest attribute version this libtrident reads (it reads every older one). */
-#define TRD_XLA_CALL_VERSION 2
+/* The call protocol: the custom-call target and state type, the attribute versions, the argument kinds and
+ * the tma record's layout. trident.jax reads these from python/trident/jax/protocol.py, which a test checks
+ * against this header. */
 #define TRD_XLA_TARGET "trident_kernel_call"
+#define TRD_XLA_STATE_TYPE "trident.call"
+#define TRD_XLA_VERSION_CALL 1      /* attributes of a call of one kernel */
+#define TRD_XLA_VERSION_AUTOTUNE 2  /* attributes of an autotuned call */
+/* The newest attribute version these handlers read (they read every older one). */
+#define TRD_XLA_CALL_VERSION TRD_XLA_VERSION_AUTOTUNE
+
+/* arg_kind: where each launch parameter's value comes from. */
+enum trd_xla_arg_kind {
+    TRD_XLA_ARG_OPERAND = 0,    /* operand arg_index's address */
+    TRD_XLA_ARG_RESULT = 1,     /* result arg_index's address */
+    TRD_XLA_ARG_SCALAR = 2,     /* the next bytes of `scalars` */
+    TRD_XLA_ARG_NULL = 3,       /* a NULL pointer */
+    TRD_XLA_ARG_TENSOR_MAP = 4  /* a tensor map encoded from operand arg_index (a `tma` record) */
+};
 
 /* One record of the `tma` attribute: where each value sits. Dimensions are row-major (0 outermost, as Triton
  * and NumPy order them); entries beyond the rank are 0. Enumerated values are CUDA's (cuda.h). */
@@ -101,7 +118,8 @@ TRD_API void *trd_xla_rocm_execute(void *call_frame);
 TRD_API void *trd_xla_cpu_instantiate(void *call_frame);
 TRD_API void *trd_xla_cpu_execute(void *call_frame);
 
-/* 1 when this libtrident was built with the handlers. */
+/* Always 1: libtrident_xla exists only where the handlers were built, so that having the library (or this
+ * symbol) is the answer; kept for callers that probe for it. */
 TRD_API int32_t trd_xla_available(void);
 
 #ifdef __cplusplus

@@ -1,4 +1,4 @@
-"""The XLA protocol shared by every call: the custom-call target and state type libtrident registers, the
+"""The XLA protocol shared by every call: the custom-call target and state type libtrident_xla registers, the
 attribute versions its handlers read (docs/xla.md), and their registration with JAX (once per process)."""
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import threading
 
 import jax
 
-from .._lib import lib
+from .._lib import xla_lib
 
 TARGET = "trident_kernel_call"
 STATE_TYPE = "trident.call"
@@ -27,15 +27,16 @@ def _capsule(address: int):
 def register() -> list[str]:
     """Registers the state type and the handler bundle for every platform
     this JAX may run; returns the platforms registered."""
-    L = lib()
-    if not hasattr(L, "trd_xla_available"):
-        raise RuntimeError(f"{L.path} was built without the XLA handlers (configure found no jaxlib FFI header)")
+    try:
+        L = xla_lib()
+    except OSError as e:
+        raise RuntimeError(str(e)) from None
     with _lock:
         for platform, prefix in _PLATFORMS.items():
             if platform in _registered:
                 continue
             try:
-                # each platform's own type id: its registry numbers it (abi/trident/xla.h)
+                # each platform's own type id: its registry numbers it (xla/trident/xla.h)
                 type_id = getattr(L, f"trd_xla_{prefix}_type_id")()
                 jax.ffi.register_ffi_type(STATE_TYPE, {"type_id": _capsule(type_id),
                                                        "type_info": _capsule(L.trd_xla_type_info())},
