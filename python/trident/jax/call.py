@@ -275,7 +275,7 @@ def _options_text(options: Optional[Mapping[str, Mapping[str, Any]]]) -> str:
 class _Lowered:
     """A call's arguments as the handler takes them."""
     operands: list                  # the arrays, in operand order
-    kinds: list[int]                # per launch parameter: 0 operand, 1 result, 2 scalar, 3 null, 4 tensor map
+    kinds: list[int]                # per launch parameter: protocol.ARG_OPERAND .. ARG_TENSOR_MAP
     index: list[int]                # per launch parameter: its operand or result index
     scalars: bytes                  # the scalar parameters' bytes, in parameter order
     outs: list                      # the results (ShapeDtypeStructs)
@@ -421,7 +421,7 @@ def _lower(k: Kernel, args: tuple, out_shape: Any, input_output_aliases: Optiona
                     "a TensorDescriptor goes to a tensor-map parameter (nvTmaDesc: a descriptor Triton lowered to "
                     "TMA); triton_call expands descriptors for other targets" if p.type != "nvTmaDesc" else
                     f"a tensor map (a host descriptor lowered to TMA) takes a TensorDescriptor, got {a!r}"))
-            kinds[i] = 4
+            kinds[i] = _ffi.ARG_TENSOR_MAP
             index[i] = len(operands)
             operand_of[a_i] = len(operands)
             operands.append(a.base)
@@ -430,7 +430,7 @@ def _lower(k: Kernel, args: tuple, out_shape: Any, input_output_aliases: Optiona
         if a is None:
             if not p.is_pointer:
                 raise KernelCallError(f"{_label(k, i, p)}: None is only for pointer parameters")
-            kinds[i] = 3
+            kinds[i] = _ffi.ARG_NULL
         elif hasattr(a, "shape") and hasattr(a, "dtype") and not isinstance(a, np.generic) and (
                 not isinstance(a, np.ndarray) or p.is_pointer):
             if not p.is_pointer:
@@ -438,19 +438,19 @@ def _lower(k: Kernel, args: tuple, out_shape: Any, input_output_aliases: Optiona
             if not _compatible(p.type[1:], a.dtype):
                 raise KernelCallError(f"{_label(k, i, p)}: given an array of {np.dtype(a.dtype).name}")
             operand_of[a_i] = len(operands)
-            kinds[i] = 0
+            kinds[i] = _ffi.ARG_OPERAND
             index[i] = len(operands)
             operands.append(a)
         else:
             if p.is_pointer:
                 raise KernelCallError(f"{_label(k, i, p)}: a pointer parameter takes an array or None, got {a!r}")
-            kinds[i] = 2
+            kinds[i] = _ffi.ARG_SCALAR
     # the records go in parameter order, whatever order the arguments fill the parameters in
     descs.sort(key=lambda t: t[0])
     tma = tma_records(k, descs)
     # the scalars attribute holds the scalar parameters' bytes in parameter order
     for a, i in sorted(zip(args, arg_at), key=lambda t: t[1]):
-        if kinds[i] == 2:
+        if kinds[i] == _ffi.ARG_SCALAR:
             scalars += pack_scalar(k, i, params[i], a)
     for i, o in out_at.items():
         p = params[i]
@@ -459,7 +459,7 @@ def _lower(k: Kernel, args: tuple, out_shape: Any, input_output_aliases: Optiona
                                   f"{'tensor-map' if p.type == 'nvTmaDesc' else 'scalar'} parameter")
         if not _compatible(p.type[1:], outs[o].dtype):
             raise KernelCallError(f"{_label(k, i, p)}: output {o} is {np.dtype(outs[o].dtype).name}")
-        kinds[i] = 1
+        kinds[i] = _ffi.ARG_RESULT
         index[i] = o
     ffi_aliases = {}
     for a, o in aliases.items():

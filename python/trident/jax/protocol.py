@@ -1,5 +1,7 @@
-"""The XLA protocol shared by every call: the custom-call target and state type libtrident_xla registers, the
-attribute versions its handlers read (docs/xla.md), and their registration with JAX (once per process)."""
+"""The XLA protocol shared by every call: the custom-call target and state type, the attribute versions the
+handlers read, the argument kinds and the layout of a `tma` record (docs/xla.md), and the handlers'
+registration with JAX (once per process). The numbers are libtrident_xla's (xla/trident/xla.h); this module is
+the one place trident.jax reads them from, and python/tests/test_protocol.py checks it against the header."""
 from __future__ import annotations
 
 import ctypes
@@ -9,10 +11,33 @@ import jax
 
 from .._lib import xla_lib
 
-TARGET = "trident_kernel_call"
-STATE_TYPE = "trident.call"
-CALL_VERSION = 1          # a call of one kernel (read by every libtrident)
-AUTOTUNE_VERSION = 2      # an autotuned call: several candidate kernels
+TARGET = "trident_kernel_call"   # TRD_XLA_TARGET
+STATE_TYPE = "trident.call"      # TRD_XLA_STATE_TYPE
+CALL_VERSION = 1                 # TRD_XLA_VERSION_CALL: a call of one kernel (read by every libtrident_xla)
+AUTOTUNE_VERSION = 2             # TRD_XLA_VERSION_AUTOTUNE: an autotuned call, several candidate kernels
+
+# arg_kind: where each launch parameter's value comes from (enum trd_xla_arg_kind)
+ARG_OPERAND = 0       # operand arg_index's address
+ARG_RESULT = 1        # result arg_index's address
+ARG_SCALAR = 2        # the next bytes of the scalars attribute
+ARG_NULL = 3          # a NULL pointer
+ARG_TENSOR_MAP = 4    # a tensor map encoded from operand arg_index, described by a tma record
+
+# a tma record: TMA_FIELDS s64 values, where each sits (enum trd_xla_tma_field)
+TMA_BASE = 0          # 0: arg_index names an operand, 1: a result
+TMA_ELEM_TYPE = 1     # CUtensorMapDataType
+TMA_ELEM_SIZE = 2     # bytes per element of the base array
+TMA_RANK = 3
+TMA_SWIZZLE = 4       # CUtensorMapSwizzle
+TMA_OOB_FILL = 5      # 0: zeros, 1: NaN
+TMA_FP4_PADDED = 6
+TMA_L2_PROMOTION = 7  # CUtensorMapL2promotion
+TMA_SHAPE = 8         # TMA_MAX_RANK values each from here
+TMA_STRIDES = 13
+TMA_BLOCK = 18
+TMA_RESERVED = 23     # 0
+TMA_FIELDS = 24
+TMA_MAX_RANK = 5      # TRD_TENSOR_MAP_MAX_RANK (trident.h)
 
 # JAX platform name -> the handlers' symbol prefix
 _PLATFORMS = {"cpu": "cpu", "CUDA": "cuda", "ROCM": "rocm"}

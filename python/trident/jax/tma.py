@@ -12,11 +12,11 @@ from typing import Optional, Sequence
 import numpy as np
 
 from .. import Kernel
+from . import protocol as P
 from .errors import KernelCallError, label as _label
 from .tensordesc import TensorDescriptor
 
-TMA_FIELDS = 24   # s64 values per tensor map in the `tma` attribute (abi/trident/xla.h enum trd_xla_tma_field)
-TMA_MAX_RANK = 5
+TMA_MAX_RANK = P.TMA_MAX_RANK
 # Triton's tensordesc_meta elem_type counts as PTX's tensormap.replace does; CUtensorMapDataType (what
 # cuTensorMapEncodeTiled takes) has f64, bf16 and f32.ftz in another order
 _PTX_TO_CU_DTYPE = {8: 10, 9: 8, 10: 9}
@@ -93,10 +93,14 @@ def tma_record(label: str, desc: TensorDescriptor, meta: dict) -> list[int]:
                               f"multiple of 16 bytes (a last block dimension of at least {16 // elem_size} for "
                               f"{np.dtype(base.dtype).name})")
 
-    def five(v: list[int]) -> list[int]:
-        return v + [0] * (TMA_MAX_RANK - len(v))
-    return ([0, elem_type, elem_size, rank, swizzle, int(nan), int(fp4), _L2_PROMOTION_128B]
-            + five(shape) + five(strides) + five(block) + [0])
+    record = [0] * P.TMA_FIELDS
+    record[P.TMA_BASE] = 0   # the descriptor's base is an operand
+    record[P.TMA_ELEM_TYPE], record[P.TMA_ELEM_SIZE], record[P.TMA_RANK] = elem_type, elem_size, rank
+    record[P.TMA_SWIZZLE], record[P.TMA_OOB_FILL], record[P.TMA_FP4_PADDED] = swizzle, int(nan), int(fp4)
+    record[P.TMA_L2_PROMOTION] = _L2_PROMOTION_128B
+    for at, values in ((P.TMA_SHAPE, shape), (P.TMA_STRIDES, strides), (P.TMA_BLOCK, block)):
+        record[at:at + rank] = values
+    return record
 
 
 def tma_records(kernel: Kernel, descs: Sequence[tuple[int, TensorDescriptor]], who: str = "") -> list[int]:
