@@ -2,8 +2,9 @@
  * same process and the same run (medians of many runs).
  *
  *   launch   host time of one launch of a tiny Triton kernel (1 program):
- *            trident's C path (trd_kernel_launch, on a native stream as the
- *            XLA handler does, and on a trident stream) vs cuLaunchKernel of
+ *            trident's C paths (trd_kernel_launch on a native stream and on a
+ *            trident stream; trd_prepared_launch with packed parameters on a
+ *            native stream, as libtrident_xla launches) vs cuLaunchKernel of
  *            the same cubin's function with the same parameters.
  *   bw       a Triton vector add over 1 GiB fp32 arrays (3 GiB moved) vs a
  *            device-to-device copy of 1 GiB (2 GiB moved), in TB/s.
@@ -157,16 +158,23 @@ static void bench_launch(trd_runtime_t *rt, trd_device_t *dev, const char *fixtu
     CHECK(trd_stream_wrap(dev, s, &ts));
     trd_launch_t wrapped = native;
     wrapped.stream = ts;
-    static double raw[LAUNCHES], tn[LAUNCHES], tw[LAUNCHES];
-    /* interleave the three so that clock and queue state are shared */
+    trd_prepared_t *prep;
+    CHECK(trd_kernel_prepare(k, dev, &prep));
+    trd_native_launch_t packed = {.struct_size = sizeof packed, .grid = {1, 1, 1}, .num_params = 4, .params = params,
+                                  .native_stream = s};
+    static double raw[LAUNCHES], tn[LAUNCHES], tw[LAUNCHES], tp[LAUNCHES];
+    double *const outs[] = {raw, tn, tw, tp};
+    /* interleave the four so that clock and queue state are shared */
     for (int round = 0; round < 2; round++) /* round 0 warms up */
         for (int i = 0; i < LAUNCHES; i += BATCH) {
-            for (int which = 0; which < 3; which++) {
-                double *out = which == 0 ? raw : which == 1 ? tn : tw;
+            for (int which = 0; which < 4; which++) {
+                double *out = outs[which];
                 for (int j = 0; j < BATCH; j++) {
                     double t0 = now_us();
                     if (which == 0)
                         CU(cu.launch(fn, 1, 1, 1, 128, 1, 1, 0, s, params, NULL));
+                    else if (which == 3)
+                        CHECK(trd_prepared_launch(prep, &packed));
                     else
                         CHECK(trd_kernel_launch(k, which == 1 ? &native : &wrapped));
                     out[i + j] = now_us() - t0;
@@ -175,9 +183,12 @@ static void bench_launch(trd_runtime_t *rt, trd_device_t *dev, const char *fixtu
             }
         }
     double mr = median(raw, LAUNCHES), mn = median(tn, LAUNCHES), mw = median(tw, LAUNCHES);
+    double mp = median(tp, LAUNCHES);
     printf("| launch | raw cuLaunchKernel | %.3f us | 1.00 |\n", mr);
     printf("| launch | trd_kernel_launch, native stream | %.3f us | %.3f |\n", mn, mn / mr);
     printf("| launch | trd_kernel_launch, trident stream | %.3f us | %.3f |\n", mw, mw / mr);
+    printf("| launch | trd_prepared_launch, native stream (libtrident_xla's path) | %.3f us | %.3f |\n", mp, mp / mr);
+    trd_prepared_destroy(prep);
     trd_stream_destroy(ts);
     trd_buffer_free(b);
     trd_kernel_destroy(k);

@@ -16,8 +16,11 @@
 #define TRD_DRIVER_DIR "/usr/local/lib/trident/drivers"
 #endif
 
-/* The embedded host driver (drivers/host), used when no host module is found. */
-const trd_driver_ops_t *trd_host_driver_ops(void);
+/* The host driver is built one way (drivers/host/configure.m4): into libtrident, whose loader starts it and
+ * skips a module of that name (it would be a second copy in the process), or as the module trident_host.so,
+ * which the loader finds like the others. Weak: defined where drivers/host's code is linked in (libtrident built
+ * with it, and the programs that link libtrident's layers statically), NULL in a libtrident without it. */
+const trd_driver_ops_t *trd_host_driver_ops(void) __attribute__((weak, visibility("hidden")));
 
 /* The size of the first version of the ops table: a module must have at least this. */
 #define OPS_V1_SIZE (offsetof(trd_driver_ops_t, event_elapsed) + sizeof(void *))
@@ -266,6 +269,17 @@ static void load_module(trd_runtime_t *rt, const char *path)
                    "%s", why);
         return;
     }
+    if (trd_host_driver_ops && strcmp(ops->name, "host") == 0) {
+        char *nm = trd_strdup("host");
+        dlclose(dl);
+        if (nm) {
+            free(d->name);
+            d->name = nm;
+        }
+        set_reason(d, TRD_DRIVER_SKIPPED, "the host driver is built into this libtrident (configure "
+                                          "--enable-host-module builds it as a module instead)");
+        return;
+    }
     struct trd_driver *other = find_loaded(rt, ops->name);
     if (other) {
         char *nm = trd_strdup(ops->name);
@@ -367,23 +381,28 @@ static void load_list(trd_runtime_t *rt, const char *list)
     }
 }
 
-/* An uninstalled build finds its own modules: libtrident at
- * <build>/core/.libs/ means modules under <build>/drivers/<name>/.libs/. */
-static void load_build_tree(trd_runtime_t *rt)
+/* The build tree this libtrident lies in (libtrident at <build>/core/.libs/), or NULL when installed. */
+static char *build_tree_root(void)
 {
     Dl_info info;
     if (!dladdr((void *)trd_runtime_create, &info) || !info.dli_fname)
-        return;
+        return NULL;
     const char *lib = info.dli_fname;
     const char *suffix = "/core/.libs/";
     const char *slash = strrchr(lib, '/');
     if (!slash)
-        return;
+        return NULL;
     size_t dirlen = (size_t)(slash - lib) + 1;
     size_t slen = strlen(suffix);
     if (dirlen < slen || strncmp(lib + dirlen - slen, suffix, slen) != 0)
-        return;
-    char *root = trd_strndup(lib, dirlen - slen);
+        return NULL;
+    return trd_strndup(lib, dirlen - slen);
+}
+
+/* An uninstalled build finds its own modules: under <build>/drivers/<name>/.libs/. */
+static void load_build_tree(trd_runtime_t *rt)
+{
+    char *root = build_tree_root();
     char *drivers = root ? trd_asprintf("%s/drivers", root) : NULL;
     DIR *dh = drivers ? opendir(drivers) : NULL;
     if (dh) {
@@ -422,17 +441,29 @@ trd_status_t trd_runtime_load_drivers(trd_runtime_t *rt, const char *path_list, 
         load_build_tree(rt);
         load_dir(rt, TRD_DRIVER_DIR);
     }
-    /* The embedded default: the host driver, unless a module provides one. */
+    /* the host driver, last (its device follows the GPUs), in every runtime as libtrident's own part: built in,
+     * or the module beside libtrident (its build tree's, or the installed one) unless one was loaded */
     int have_host = 0;
     for (uint32_t i = 0; i < rt->ndrivers; i++)
-        have_host |= strcmp(rt->drivers[i]->name, "host") == 0 && rt->drivers[i]->status != TRD_DRIVER_FAILED;
-    if (!have_host) {
-        struct trd_driver *d = driver_new(rt, "host", "(built-in)");
-        if (!d || !push_driver(rt, d)) {
-            trd_driver_unload(d);
+        have_host |= rt->drivers[i]->status == TRD_DRIVER_LOADED && strcmp(rt->drivers[i]->name, "host") == 0;
+    if (trd_host_driver_ops) {
+        struct trd_driver *host = driver_new(rt, "host", "(built-in)");
+        if (!host || !push_driver(rt, host)) {
+            trd_driver_unload(host);
             return trd_error_set(TRD_ERR_NO_MEMORY, "out of memory");
         }
-        start_driver(rt, d, trd_host_driver_ops());
+        start_driver(rt, host, trd_host_driver_ops());
+    } else if (!have_host) {
+        char *root = build_tree_root();
+        char *path = root ? trd_asprintf("%s/drivers/host/.libs/trident_host.so", root)
+                          : trd_strdup(TRD_DRIVER_DIR "/trident_host.so");
+        if (!path) {
+            free(root);
+            return trd_error_set(TRD_ERR_NO_MEMORY, "out of memory");
+        }
+        load_module(rt, path);
+        free(path);
+        free(root);
     }
     for (uint32_t i = 0; i < rt->ndrivers; i++) {
         struct trd_driver *d = rt->drivers[i];

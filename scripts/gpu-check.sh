@@ -58,7 +58,7 @@ for s in $STEPS; do
     case $s in
     tests)
         for t in tests/cuda/test_cuda tests/cuda/test_cuda_tma tests/test_core tests/test_loader tests/test_host tests/test_options \
-                 tests/test_config tests/test_cli tests/test_xla tests/hip/test_hip tests/hip/test_hip_real; do
+                 tests/test_config tests/test_cli tests/test_xla tests/test_prepared tests/hip/test_hip tests/hip/test_hip_real; do
             [ -x "$BUILD/$t" ] || continue
             step "$t" "$(basename "$t").log" bash -c "cd '$BUILD' && ./$t"
         done ;;

@@ -74,9 +74,10 @@ START_TEST(broken_modules_are_refused)
     }
     ck_assert_uint_eq(find_driver(rt, "tda", &info)->device_count, 2);
     ck_assert_uint_eq(find_driver(rt, "tdzero", &info)->device_count, 0);
-    /* the embedded host driver is always there */
+    /* the host driver is always there: built in, or the module */
     ck_assert_ptr_nonnull(find_driver(rt, "host", &info));
-    ck_assert_str_eq(info.path, "(built-in)");
+    ck_assert_str_eq(info.path, TRD_HOST_EMBEDDED ? "(built-in)" : tu_path("%s/drivers/host/.libs/trident_host.so",
+                                                                           tu_builddir()));
     uint32_t n;
     TU_OK(trd_runtime_device_count(rt, &n));
     ck_assert_uint_eq(n, 3); /* tda:0, tda:1, host:0 */
@@ -278,7 +279,45 @@ START_TEST(env_driver_path)
     TU_OK(trd_runtime_create(NULL, &rt));
     trd_driver_info_t info;
     ck_assert_ptr_nonnull(find_driver(rt, "host", &info));
-    ck_assert_ptr_nonnull(strstr(info.path, "/drivers/host/.libs/trident_host.so"));
+    ck_assert_str_eq(info.status == TRD_DRIVER_LOADED ? info.path : "not loaded",
+                     TRD_HOST_EMBEDDED ? "(built-in)" : tu_path("%s/drivers/host/.libs/trident_host.so", tu_builddir()));
+    trd_runtime_destroy(rt);
+}
+END_TEST
+
+/* The host driver is built one way. Built in, a libtrident skips a module named "host" (it would be a second copy
+ * in the process), saying why, and serves the host device itself; with --enable-host-module nothing is built in:
+ * the first host module loaded is the host driver (here the path's), and the one beside libtrident is loaded only
+ * when no other was. */
+START_TEST(host_driver_built_one_way)
+{
+    trd_runtime_t *rt = tu_runtime(tu_test_driver("td_host"), NULL);
+    uint32_t n, hosts = 0;
+    TU_OK(trd_runtime_driver_count(rt, &n));
+    for (uint32_t i = 0; i < n; i++) {
+        trd_driver_info_t info = {.struct_size = sizeof info};
+        TU_OK(trd_runtime_driver_info(rt, i, &info));
+        if (strcmp(info.name, "host") != 0)
+            continue;
+        hosts++;
+        if (!TRD_HOST_EMBEDDED) {
+            ck_assert_int_eq(info.status, TRD_DRIVER_LOADED);
+            ck_assert_ptr_nonnull(strstr(info.path, "/tests/drivers/.libs/td_host.so"));
+        } else if (strstr(info.path, "td_host.so")) {
+            ck_assert_int_eq(info.status, TRD_DRIVER_SKIPPED);
+            ck_assert_str_eq(info.reason, "the host driver is built into this libtrident (configure "
+                                          "--enable-host-module builds it as a module instead)");
+        } else {
+            ck_assert_int_eq(info.status, TRD_DRIVER_LOADED);
+            ck_assert_str_eq(info.path, "(built-in)");
+        }
+    }
+    ck_assert_uint_eq(hosts, TRD_HOST_EMBEDDED ? 2 : 1);
+    trd_device_t *d;
+    trd_device_props_t p = {.struct_size = sizeof p};
+    TU_OK(trd_runtime_device_find(rt, "host:0", &d));
+    TU_OK(trd_device_get_props(d, &p));
+    ck_assert_int_eq(strstr(p.name, "Test GPU") == NULL, TRD_HOST_EMBEDDED); /* whose device it is */
     trd_runtime_destroy(rt);
 }
 END_TEST
@@ -303,6 +342,7 @@ static Suite *suite(void)
     tcase_add_test(t, device_selection);
     tcase_add_test(t, launch_reaches_the_driver);
     tcase_add_test(t, env_driver_path);
+    tcase_add_test(t, host_driver_built_one_way);
     tcase_add_test(t, shared_runtime);
     suite_add_tcase(s, t);
     return s;
