@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite: set up and build, then the unit tests (C and Python;
-# GPU tests skip with a visible line without a GPU), the ABI check against the
-# committed baseline, the fuzz targets for a bounded time, and the unit tests
+# GPU tests skip with a visible line without a GPU; make check runs check-layers),
+# the ABI check against the committed baselines (again in a build without
+# libtrident_xla), the fuzz targets for a bounded time, and the unit tests
 # again under valgrind and under AddressSanitizer + UBSan (the Python suite too).
 # When a stage fails, the last lines printed name it and say what failed.
 set -euo pipefail
@@ -42,6 +43,15 @@ stage "Triton releases other than .venv's"
 "$ROOT/scripts/triton-releases.sh" "$ROOT/build"
 stage "make check-abi"
 make check-abi
+# libtrident is the same library whatever configure finds: its ABI and exports without libtrident_xla too
+stage "make check-abi without the XLA library (build-noxla: --enable-xla=no)"
+mkdir -p "$ROOT/build-noxla"
+cd "$ROOT/build-noxla"
+[ -f Makefile ] || ../configure --enable-xla=no PYTHON="$ROOT/.venv/bin/python3" >/dev/null
+make -j"$(nproc)" core/libtrident.la >/dev/null
+make check-abi
+TRD_BUILDDIR="$ROOT/build-noxla" TRD_SRCDIR="$ROOT" "$ROOT/tests/test_abi_symbols.sh"
+cd "$ROOT/build"
 stage "fuzz targets (bounded)"
 "$ROOT/scripts/fuzz.sh" "${FUZZ_SECONDS:-20}"
 stage "make check-valgrind"

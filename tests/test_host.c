@@ -23,11 +23,7 @@ static void teardown(void)
 
 static trd_kernel_t *host_kernel(const char *name, const char *sig, const char *metadata)
 {
-    trd_kernel_t *k;
-    trd_kernel_desc_t d = {.struct_size = sizeof d, .path = tu_host_kernel(name), .name = name, .signature = sig,
-                           .metadata = metadata};
-    TU_OK(trd_kernel_create(rt, &d, &k));
-    return k;
+    return tu_host_kernel_create(rt, name, sig, metadata);
 }
 
 static trd_buffer_t *upload(const void *data, size_t bytes)

@@ -71,6 +71,15 @@ __attribute__((destructor)) static void tu_configs_free(void)
     nconfigs = 0;
 }
 
+trd_kernel_t *tu_host_kernel_create(trd_runtime_t *rt, const char *name, const char *signature, const char *metadata)
+{
+    trd_kernel_t *k;
+    trd_kernel_desc_t d = {.struct_size = sizeof d, .path = tu_host_kernel(name), .name = name,
+                           .signature = signature, .metadata = metadata};
+    TU_OK(trd_kernel_create(rt, &d, &k));
+    return k;
+}
+
 trd_runtime_t *tu_runtime(const char *driver_path, const char *ini)
 {
     trd_config_t *c = tu_config(ini);

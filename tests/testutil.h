@@ -21,6 +21,8 @@ const char *tu_path(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 const char *tu_host_kernel(const char *name);
 /* The test host image without a declared signature: tests/host/.libs/undeclared_kernel.so. */
 const char *tu_undeclared_kernel(void);
+/* The kernel of the built host kernel <name> with a signature (and metadata, or NULL). */
+trd_kernel_t *tu_host_kernel_create(trd_runtime_t *rt, const char *name, const char *signature, const char *metadata);
 /* A Triton fixture directory: tests/fixtures/triton/<backend>/<variant>. */
 const char *tu_fixture(const char *backend, const char *variant);
 /* A test driver module: tests/drivers/.libs/<name>.so. */
