@@ -23,10 +23,10 @@
 
 /* malloc and friends and pthread_mutex_lock, interposed to count the calls of the thread that is counting. Not
  * under the sanitizers, whose runtimes own these functions. */
+#ifndef SANITIZED
 static _Thread_local int counting;
 static _Thread_local unsigned long allocs, locks;
 
-#ifndef SANITIZED
 static void *(*real_malloc)(size_t);
 static void *(*real_calloc)(size_t, size_t);
 static void *(*real_realloc)(void *, size_t);
