@@ -237,6 +237,14 @@ def _hook_effects_of(call: TritonCall, candidates: list[_at.Candidate]) -> tuple
         cfg = c.variant.config
         hooks = ([cfg.pre_hook] if cfg is not None and cfg.pre_hook is not None else [])
         z, repl = _hook_effects(c, hooks, True, kname)
+        if hooks and z == sorted(c.zero) and not repl and not any(
+                hasattr(v, "block_shape") and hasattr(v, "base") for v in c.names.values()):  # (Triton's class)
+            # trident replays what a pre_hook does to the arguments (zeroing outputs, filling inputs, a host
+            # descriptor's block_shape); one that does none of that would do its work only once, at trace time:
+            # refused, as jax-triton refuses every pre_hook
+            raise NotImplementedError(f"`pre_hook` is not supported: kernel '{kname}': the pre_hook of config "
+                                      f"{cfg} zeroes or fills no argument and sets no descriptor's block_shape, and "
+                                      f"trident replays only those effects (its code runs once, at trace time)")
         if tuner is not None:
             z = sorted(set(z) | set(_hook_effects(c, [tuner.pre_hook], False, kname)[0]))
         if replaced is not None and repl != replaced:
