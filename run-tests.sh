@@ -29,4 +29,16 @@ CC_USED=$(sed -n 's/^CC = //p' Makefile)
 LD_PRELOAD="$($CC_USED -print-file-name=libasan.so) $($CC_USED -print-file-name=libubsan.so)" \
     ASAN_OPTIONS=detect_leaks=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     TRD_BUILDDIR="$ROOT/build-asan" TRD_SRCDIR="$ROOT" PYTHON="$ROOT/.venv/bin/python3" "$ROOT/tests/python.sh"
+# ---- ThreadSanitizer stage (begin) ---------------------------------------------------------------------------
+# libtrident built with ThreadSanitizer in build-tsan/, the unit tests over it (tests/test_concurrency: 16 threads
+# launching, loading, creating and destroying at once). halt_on_error makes any report end its test program
+# with status 66, which fails the stage.
+echo "== ThreadSanitizer"
+mkdir -p "$ROOT/build-tsan"
+cd "$ROOT/build-tsan"
+[ -f Makefile ] || ../configure --enable-tsan PYTHON="$ROOT/.venv/bin/python3" >/dev/null
+make -j"$(nproc)" >/dev/null
+TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 ${TSAN_OPTIONS:-}" \
+    make -j"$(nproc)" check TESTS="\$(UNIT_TESTS)" || { cat test-suite.log; exit 1; }
+# ---- ThreadSanitizer stage (end) -----------------------------------------------------------------------------
 echo "run-tests: all passed"
