@@ -355,7 +355,9 @@ TRD_API trd_status_t trd_device_matches(const trd_device_t *device, const char *
  *    Level Zero's does, for the record).
  *  - trd_kernel_destroy while launches of the kernel are queued: they run with
  *    its code, which is unloaded after the last of them. The host driver
- *    returns at once; the GPU drivers wait for the device's queued work first.
+ *    returns at once; the GPU drivers wait for the device's queued work first
+ *    (on Level Zero, work on a command list the caller passes per launch as
+ *    native_stream, not wrapped, is the caller's to wait for: trident cannot).
  *  - trd_buffer_free while queued work reads or writes the buffer: the call
  *    waits for the work queued on the buffer's device before it, then frees
  *    (as cudaFree and hipFree do).
