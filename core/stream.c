@@ -61,9 +61,12 @@ TRD_API void trd_stream_destroy(trd_stream_t *s)
 static trd_status_t sync_failed(trd_status_t st, const char *what, const trd_device_t *dev, const char *kernel,
                                 const char *relation)
 {
-    char needle[320];
-    if (kernel && (snprintf(needle, sizeof needle, "kernel '%s'", kernel), !strstr(trd_error_message(), needle)))
-        return trd_error_wrap(st, "%s of %s (%s kernel '%s')", what, dev->uri, relation, kernel);
+    if (kernel) {
+        char needle[320];
+        snprintf(needle, sizeof needle, "kernel '%s'", kernel);
+        if (!strstr(trd_error_message(), needle))
+            return trd_error_wrap(st, "%s of %s (%s kernel '%s')", what, dev->uri, relation, kernel);
+    }
     return trd_error_wrap(st, "%s of %s", what, dev->uri);
 }
 

@@ -629,6 +629,12 @@ START_TEST(kernel_files)
     k = host_kernel(kernel, sig, NULL);
     add_once(k);
     ck_assert_msg(memfd_calls == 1, "memfd_create was called %u times", memfd_calls);
+    /* a second kernel while the first is loaded: its memory file gets the number the first one's had, and so
+     * the same /proc/self/fd path, which dlopen must not take for the first kernel */
+    trd_kernel_t *k2 = host_kernel("pid_grid_kernel", "out:*i32,hits:*i32", NULL);
+    TU_OK(trd_kernel_load(k2, host, NULL));
+    trd_kernel_destroy(k2);
+    add_once(k);
     trd_kernel_destroy(k);
 #else
     tu_skip("kernel_files: the memfd_create path", "this build has no memfd_create");

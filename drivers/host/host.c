@@ -6,6 +6,7 @@
 
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -133,6 +134,16 @@ static const char *kernel_dir(const char **origin)
     return d && *d ? d : "/tmp";
 }
 
+/* 1 when dlopen(path) would return an object loaded earlier under that name
+ * instead of loading the file. */
+static int name_is_loaded(const char *path)
+{
+    void *dl = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
+    if (dl)
+        dlclose(dl);
+    return dl != NULL;
+}
+
 /* dlopen()s the image written to fd, reachable as `path`; on failure *st is
  * TRD_ERR_IO (writing) or TRD_ERR_FORMAT (loading). */
 static void *open_written(int fd, const char *path, const void *image, uint64_t size, const char *label, char *err,
@@ -170,10 +181,19 @@ static void *open_image(const void *image, uint64_t size, const char *label, cha
     char memfd_why[128] = "";
 #if HAVE_MEMFD_CREATE
     int mfd = memfd_create("trident-host-kernel", MFD_CLOEXEC);
+    char mpath[64];
+    /* dlopen returns an object already loaded under the same name, and the name "/proc/self/fd/N" comes back
+     * once fd N is closed: move the file to a number no loaded object is named after */
+    for (int tries = 0; mfd >= 0; tries++) {
+        snprintf(mpath, sizeof mpath, "/proc/self/fd/%d", mfd);
+        if (!name_is_loaded(mpath))
+            break;
+        int moved = tries < 64 ? fcntl(mfd, F_DUPFD_CLOEXEC, mfd + 1) : -1;
+        close(mfd);
+        mfd = moved;
+    }
     if (mfd >= 0) {
-        char path[64];
-        snprintf(path, sizeof path, "/proc/self/fd/%d", mfd);
-        void *dl = open_written(mfd, path, image, size, label, err, errcap, st);
+        void *dl = open_written(mfd, mpath, image, size, label, err, errcap, st);
         close(mfd);
         return dl;
     }
@@ -188,7 +208,14 @@ static void *open_image(const void *image, uint64_t size, const char *label, cha
         *st = TRD_ERR_IO;
         return NULL;
     }
-    int fd = mkstemp(path);
+    char tmpl[4096];
+    memcpy(tmpl, path, sizeof tmpl);
+    int fd;
+    while ((fd = mkstemp(path)) >= 0 && name_is_loaded(path)) { /* a name an earlier kernel still has */
+        close(fd);
+        unlink(path);
+        memcpy(path, tmpl, sizeof path);
+    }
     if (fd < 0) {
         snprintf(err, errcap,
                  "cannot write %s's image: cannot create a file in %s (%s): %s%s; it must be a writable directory "
@@ -200,8 +227,8 @@ static void *open_image(const void *image, uint64_t size, const char *label, cha
     void *dl = open_written(fd, path, image, size, label, err, errcap, st);
     close(fd);
     unlink(path);
-    struct statvfs vfs;
     if (!dl) {
+        struct statvfs vfs;
         int noexec = statvfs(dir, &vfs) == 0 && (vfs.f_flag & ST_NOEXEC);
         size_t n = strlen(err);
         snprintf(err + n, errcap - n, "; host kernels are written to %s (%s)%s%s", dir, origin,
