@@ -210,11 +210,15 @@ struct trd_stream {
     trd_device_t *dev;
     void *h;
     int wrapped;
+    /* The name of the kernel launched last on the stream (interned: it
+     * outlives the kernel), for the message of a failed synchronize. */
+    _Atomic(const char *) last_kernel;
 };
 
 struct trd_event {
     trd_device_t *dev;
     void *h;
+    _Atomic(const char *) after_kernel; /* the stream's last kernel when recorded */
 };
 
 struct trd_buffer {
@@ -243,6 +247,7 @@ struct trd_loaded {
 struct trd_kernel {
     trd_runtime_t *rt;
     struct trd_kernel_src src;
+    const char *iname;           /* src.name, interned (trd_name_intern) */
     trd_options_t *options;      /* owned copy, or NULL */
     pthread_mutex_t load_lock;   /* serialises the load slow path of this kernel */
     uint32_t ndev;
@@ -250,6 +255,11 @@ struct trd_kernel {
     trd_status_t *load_status;   /* sticky load failures, per device */
     char **load_error;
 };
+
+/* A copy of name that lives until the process exits, the same pointer for
+ * equal names (so the set stays as small as the distinct kernel names);
+ * NULL when out of memory. */
+const char *trd_name_intern(const char *name);
 
 /* Loads (or returns) the kernel for a device: the launch slow path. */
 trd_status_t trd_kernel_loaded(trd_kernel_t *k, trd_device_t *dev, struct trd_loaded **out);

@@ -1,11 +1,38 @@
 /* test_host.c: the host CPU driver runs real kernels (examples/host/,
  * native code in Triton's programming model) on random inputs; every output
  * element is checked against C. Grids from 1 to 10^5 programs, 2-D and 3-D
- * grids, every scalar type, scratch, streams and events, several threads. */
+ * grids, every scalar type, scratch, streams and events, several threads;
+ * objects destroyed while work that uses them is queued, failures of queued
+ * work, and where kernel images are written before dlopen. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 #include "tests/testutil.h"
+
+/* libtrident's call to memfd_create lands here (the executable's definition
+ * comes first in symbol lookup): a test counts the calls, or makes them fail
+ * as a kernel without memfd_create (or a sandbox forbidding it) does. */
+static int memfd_fails;
+static unsigned memfd_calls;
+
+__attribute__((visibility("default"))) int memfd_create(const char *name, unsigned int flags)
+{
+    memfd_calls++;
+    if (memfd_fails) {
+        errno = ENOSYS;
+        return -1;
+    }
+    return (int)syscall(SYS_memfd_create, name, flags);
+}
 
 static trd_runtime_t *rt;
 static trd_device_t *host;
@@ -415,6 +442,257 @@ START_TEST(demo_bundle)
 }
 END_TEST
 
+
+/* Queues `count` launches of add_kernel on s (n elements each): enough work
+ * that what the test does next happens while most of it is still queued. */
+static void queue_adds(trd_kernel_t *k, trd_stream_t *s, trd_buffer_t *bx, trd_buffer_t *by, trd_buffer_t *bo, int n,
+                       int count)
+{
+    trd_arg_t a[4] = {trd_arg_buffer(bx), trd_arg_buffer(by), trd_arg_buffer(bo), trd_arg_int(n)};
+    trd_launch_t l = {.struct_size = sizeof l, .grid = {(uint32_t)(n + 1023) / 1024, 1, 1}, .num_args = 4, .args = a,
+                      .stream = s};
+    for (int i = 0; i < count; i++)
+        TU_OK(trd_kernel_launch(k, &l));
+}
+
+struct adds {
+    int n;
+    float *x, *y, *out;
+    trd_buffer_t *bx, *by, *bo;
+};
+
+static void adds_setup(struct adds *a, int n, uint64_t seed)
+{
+    a->n = n;
+    a->x = malloc((size_t)n * 4);
+    a->y = malloc((size_t)n * 4);
+    a->out = malloc((size_t)n * 4);
+    tu_fill_f32(a->x, (size_t)n, seed);
+    tu_fill_f32(a->y, (size_t)n, seed + 1);
+    for (int i = 0; i < n; i++)
+        a->out[i] = NAN;
+    a->bx = upload(a->x, (size_t)n * 4);
+    a->by = upload(a->y, (size_t)n * 4);
+    a->bo = upload(a->out, (size_t)n * 4);
+}
+
+static void adds_check(const struct adds *a)
+{
+    for (int i = 0; i < a->n; i++)
+        ck_assert_msg(a->out[i] == a->x[i] + a->y[i], "out[%d] = %g, expected %g", i, a->out[i], a->x[i] + a->y[i]);
+}
+
+static void adds_free(struct adds *a)
+{
+    trd_buffer_free(a->bx);
+    trd_buffer_free(a->by);
+    trd_buffer_free(a->bo);
+    free(a->x);
+    free(a->y);
+    free(a->out);
+}
+
+/* Destroying an event whose record is still queued is allowed: the record
+ * completes on a live event (it used to write freed memory). */
+START_TEST(event_destroyed_while_queued)
+{
+    trd_kernel_t *k = host_kernel("add_kernel", "x:*fp32,y:*fp32,out:*fp32,n:i32", NULL);
+    struct adds a;
+    adds_setup(&a, 1 << 18, 21);
+    trd_stream_t *s;
+    TU_OK(trd_stream_create(host, &s));
+    for (int round = 0; round < 4; round++) {
+        trd_event_t *e;
+        TU_OK(trd_event_create(host, &e));
+        queue_adds(k, s, a.bx, a.by, a.bo, a.n, 8);
+        TU_OK(trd_event_record(e, s));
+        trd_event_destroy(e);
+    }
+    TU_OK(trd_buffer_read(a.bo, 0, a.out, (size_t)a.n * 4, s));
+    TU_OK(trd_stream_synchronize(s));
+    adds_check(&a);
+    trd_stream_destroy(s);
+    adds_free(&a);
+    trd_kernel_destroy(k);
+}
+END_TEST
+
+/* Destroying a kernel whose launches are still queued is allowed: they run
+ * with the kernel's code, which is unloaded after the last (it used to be
+ * unloaded at once, and the stream ran unmapped code). */
+START_TEST(kernel_destroyed_while_queued)
+{
+    struct adds a;
+    adds_setup(&a, 1 << 18, 31);
+    trd_stream_t *s;
+    TU_OK(trd_stream_create(host, &s));
+    for (int round = 0; round < 4; round++) {
+        trd_kernel_t *k = host_kernel("add_kernel", "x:*fp32,y:*fp32,out:*fp32,n:i32", NULL);
+        queue_adds(k, s, a.bx, a.by, a.bo, a.n, 16);
+        trd_kernel_destroy(k);
+    }
+    TU_OK(trd_buffer_read(a.bo, 0, a.out, (size_t)a.n * 4, s));
+    TU_OK(trd_stream_synchronize(s));
+    adds_check(&a);
+    trd_stream_destroy(s);
+    adds_free(&a);
+}
+END_TEST
+
+/* Freeing a buffer that queued work still reads waits for that work; so does
+ * destroying the stream, and the read queued on it lands first. */
+START_TEST(buffer_and_stream_destroyed_while_queued)
+{
+    trd_kernel_t *k = host_kernel("add_kernel", "x:*fp32,y:*fp32,out:*fp32,n:i32", NULL);
+    struct adds a;
+    adds_setup(&a, 1 << 18, 41); /* 1 MiB buffers: malloc maps them, free unmaps them */
+    trd_stream_t *s;
+    TU_OK(trd_stream_create(host, &s));
+    queue_adds(k, s, a.bx, a.by, a.bo, a.n, 16);
+    TU_OK(trd_buffer_read(a.bo, 0, a.out, (size_t)a.n * 4, s));
+    trd_buffer_free(a.bx);
+    trd_buffer_free(a.by);
+    a.bx = a.by = NULL;
+    trd_stream_destroy(s);
+    adds_check(&a);
+    adds_free(&a);
+    trd_kernel_destroy(k);
+}
+END_TEST
+
+/* A launch whose scratch cannot be had fails when the stream runs it: the
+ * stream skips what follows until trd_stream_synchronize reports it, naming
+ * the kernel; events recorded after it report it too; then the stream runs
+ * again. Without a stream the launch itself fails. (The failure used to be
+ * dropped: success was reported and nothing ran.) */
+START_TEST(failed_launch_reported)
+{
+    /* 1 GiB of scratch a program, 2^20 programs: more than the machine's memory */
+    const char *meta = "{\"name\":\"scratch_kernel\",\"target\":{\"backend\":\"host\",\"arch\":\"\"},\"num_warps\":1,"
+                       "\"global_scratch_size\":1073741824,\"global_scratch_align\":16}";
+    trd_kernel_t *k = host_kernel("scratch_kernel", "x:*fp32,out:*fp32", meta);
+    float x[4] = {1, 2, 3, 4}, out[4] = {5, 6, 7, 8}, back[4];
+    trd_buffer_t *bx = upload(x, sizeof x), *bo = upload(out, sizeof out);
+    trd_stream_t *s;
+    trd_event_t *e;
+    TU_OK(trd_stream_create(host, &s));
+    TU_OK(trd_event_create(host, &e));
+    trd_arg_t a[2] = {trd_arg_buffer(bx), trd_arg_buffer(bo)};
+    trd_launch_t l = {.struct_size = sizeof l, .grid = {1u << 20, 1, 1}, .num_args = 2, .args = a, .stream = s};
+    TU_OK(trd_kernel_launch(k, &l)); /* queued: it fails when the stream runs it */
+    TU_OK(trd_buffer_fill(bo, 0, sizeof out, 0, s));
+    TU_OK(trd_event_record(e, s));
+    TU_FAILS(trd_event_synchronize(e), TRD_ERR_NO_MEMORY, "a queued launch of kernel 'scratch_kernel' on host:0 failed");
+    TU_FAILS(trd_stream_synchronize(s), TRD_ERR_NO_MEMORY,
+             "synchronizing a stream of host:0: a queued launch of kernel 'scratch_kernel' on host:0 failed: cannot "
+             "allocate 1125899906842624 bytes of scratch (1048576 programs x 1073741824 bytes)");
+    TU_OK(trd_buffer_read(bo, 0, back, sizeof back, NULL));
+    ck_assert_msg(memcmp(back, out, sizeof out) == 0, "the fill queued after the failed launch ran");
+    /* reported once: the stream runs what is queued next */
+    TU_OK(trd_stream_synchronize(s));
+    TU_OK(trd_buffer_fill(bo, 0, sizeof out, 0, s));
+    TU_OK(trd_event_record(e, s));
+    TU_OK(trd_event_synchronize(e));
+    TU_OK(trd_stream_synchronize(s));
+    TU_OK(trd_buffer_read(bo, 0, back, sizeof back, NULL));
+    for (int i = 0; i < 4; i++)
+        ck_assert(back[i] == 0.0f);
+    /* without a stream the launch runs at once, and fails there */
+    l.stream = NULL;
+    l.device = host;
+    TU_FAILS(trd_kernel_launch(k, &l), TRD_ERR_NO_MEMORY, "launching kernel 'scratch_kernel' on host:0: cannot allocate");
+    /* a grid whose scratch does not fit 64 bits, a grid whose programs do not */
+    l.grid[0] = 1u << 30;
+    l.grid[1] = 1u << 4;
+    l.stream = s;
+    TU_OK(trd_kernel_launch(k, &l));
+    TU_FAILS(trd_stream_synchronize(s), TRD_ERR_LIMIT, "the scratch of 17179869184 programs (1073741824 + 0 bytes "
+                                                       "each) overflows 64 bits");
+    l.grid[0] = l.grid[1] = l.grid[2] = 1u << 30;
+    TU_OK(trd_kernel_launch(k, &l));
+    TU_FAILS(trd_stream_synchronize(s), TRD_ERR_LIMIT, "a grid of 1073741824 x 1073741824 x 1073741824 programs");
+    trd_event_destroy(e);
+    trd_stream_destroy(s);
+    trd_buffer_free(bx);
+    trd_buffer_free(bo);
+    trd_kernel_destroy(k);
+}
+END_TEST
+
+static void add_once(trd_kernel_t *k)
+{
+    struct adds a;
+    adds_setup(&a, 3000, 51);
+    trd_arg_t args[4] = {trd_arg_buffer(a.bx), trd_arg_buffer(a.by), trd_arg_buffer(a.bo), trd_arg_int(a.n)};
+    trd_launch_t l = {.struct_size = sizeof l, .grid = {3, 1, 1}, .num_args = 4, .args = args, .device = host};
+    TU_OK(trd_kernel_launch(k, &l));
+    TU_OK(trd_buffer_read(a.bo, 0, a.out, (size_t)a.n * 4, NULL));
+    adds_check(&a);
+    adds_free(&a);
+}
+
+static int dir_is_empty(const char *dir)
+{
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "test -z \"$(ls -A '%s')\"", dir);
+    return system(cmd) == 0;
+}
+
+/* Host kernels load from an anonymous memory file where the kernel has
+ * memfd_create (no directory involved); else from a file in TMPDIR (or
+ * /tmp), removed once loaded; a directory that cannot take the file is named
+ * in the error. (memfd_create used to be compiled out and /tmp hard-wired.) */
+START_TEST(kernel_files)
+{
+    const char *old = getenv("TMPDIR");
+    char *saved = old ? strdup(old) : NULL;
+    const char *kernel = "add_kernel", *sig = "x:*fp32,y:*fp32,out:*fp32,n:i32";
+    trd_kernel_t *k;
+#if HAVE_MEMFD_CREATE
+    setenv("TMPDIR", "/nonexistent/trident-test", 1);
+    memfd_calls = 0;
+    k = host_kernel(kernel, sig, NULL);
+    add_once(k);
+    ck_assert_msg(memfd_calls == 1, "memfd_create was called %u times", memfd_calls);
+    /* a second kernel while the first is loaded: its memory file gets the number the first one's had, and so
+     * the same /proc/self/fd path, which dlopen must not take for the first kernel */
+    trd_kernel_t *k2 = host_kernel("pid_grid_kernel", "out:*i32,hits:*i32", NULL);
+    TU_OK(trd_kernel_load(k2, host, NULL));
+    trd_kernel_destroy(k2);
+    add_once(k);
+    trd_kernel_destroy(k);
+#else
+    tu_skip("kernel_files: the memfd_create path", "this build has no memfd_create");
+#endif
+    memfd_fails = 1;
+    const char *dir = tu_path("%s/tests/home/kernels", tu_builddir());
+    mkdir(tu_path("%s/tests/home", tu_builddir()), 0700);
+    ck_assert(mkdir(dir, 0700) == 0 || errno == EEXIST);
+    setenv("TMPDIR", dir, 1);
+    k = host_kernel(kernel, sig, NULL);
+    add_once(k);
+    trd_kernel_destroy(k);
+    ck_assert_msg(dir_is_empty(dir), "the kernel's file was left in %s", dir);
+    const char *bad[] = {"/nonexistent/trident-test", "/etc/hostname"};
+    for (size_t i = 0; i < TU_LEN(bad); i++) {
+        setenv("TMPDIR", bad[i], 1);
+        k = host_kernel(kernel, sig, NULL);
+        TU_FAILS(trd_kernel_load(k, host, NULL), TRD_ERR_IO,
+                 tu_path("cannot create a file in %s (TMPDIR): %s", bad[i], i ? "Not a directory" : "No such file"));
+#if HAVE_MEMFD_CREATE
+        TU_FAILS(trd_kernel_load(k, host, NULL), TRD_ERR_IO, "memfd_create failed: Function not implemented");
+#endif
+        trd_kernel_destroy(k);
+    }
+    memfd_fails = 0;
+    if (saved)
+        setenv("TMPDIR", saved, 1);
+    else
+        unsetenv("TMPDIR");
+    free(saved);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("host");
@@ -431,6 +709,11 @@ static Suite *suite(void)
     tcase_add_test(t, declared_signature);
     tcase_add_test(t, bad_launches);
     tcase_add_test(t, demo_bundle);
+    tcase_add_test(t, event_destroyed_while_queued);
+    tcase_add_test(t, kernel_destroyed_while_queued);
+    tcase_add_test(t, buffer_and_stream_destroyed_while_queued);
+    tcase_add_test(t, failed_launch_reported);
+    tcase_add_test(t, kernel_files);
     suite_add_tcase(s, t);
     return s;
 }

@@ -18,6 +18,14 @@
  * Errors: a function that fails returns a trd_status_t and describes the
  * failure with trd_driver_error() (value, what was expected, the vendor's
  * error name), which fills the caller's thread-local message.
+ *
+ * Lifetimes (trident.h, "Lifetimes"): module_unload, event_destroy, mem_free
+ * and stream_destroy may be called while work that uses the object is still
+ * queued. The driver keeps what that work needs until it has run (module
+ * code, the event) or waits for it (mem_free, stream_destroy); module_unload
+ * and event_destroy may wait too. Queued work that fails when it runs is
+ * reported by the next stream_sync of its stream, and by event_sync of the
+ * events recorded after it (trident.h, "Errors of queued work").
  */
 #ifndef TRIDENT_DRIVER_H
 #define TRIDENT_DRIVER_H

@@ -366,19 +366,63 @@ TRD_API trd_status_t trd_device_matches(const trd_device_t *device, const char *
 
 /* ------------------------------------------------------ streams and events */
 
+/*
+ * Lifetimes. Work queued on a stream (launches, copies, fills, event records)
+ * runs after the call that queued it returns; the objects it uses may be
+ * destroyed before it has run, and it still runs on them, as with CUDA and HIP:
+ *  - trd_event_destroy while a record of the event is queued: the event is
+ *    released once the stream has passed the record (the call does not wait;
+ *    Level Zero's does, for the record).
+ *  - trd_kernel_destroy while launches of the kernel are queued: they run with
+ *    its code, which is unloaded after the last of them. The host driver
+ *    returns at once; the GPU drivers wait for the device's queued work first
+ *    (on Level Zero, work on a command list the caller passes per launch as
+ *    native_stream, not wrapped, is the caller's to wait for: trident cannot).
+ *  - trd_buffer_free while queued work reads or writes the buffer: the call
+ *    waits for the work queued on the buffer's device before it, then frees
+ *    (as cudaFree and hipFree do).
+ *  - trd_stream_destroy with work queued: the call waits for that work, then
+ *    releases the stream (a wrapped stream stays the caller's). Events
+ *    recorded on it stay valid.
+ * What the caller owns must live until the work using it has run: host memory
+ * a queued copy reads or writes, a wrapped native stream. No object is
+ * destroyed while another thread is inside a call that uses it, and every
+ * object is destroyed before its runtime.
+ *
+ * Errors of queued work. A launch, copy or fill that fails as it is queued
+ * fails the call that queues it. One that fails when the stream runs it (a
+ * host launch whose scratch cannot be allocated, a kernel's fault on a GPU) is
+ * reported by the next trd_stream_synchronize of that stream, and by
+ * trd_event_synchronize of every event recorded on it after the failed work,
+ * with a message naming the kernel (the one that failed; where the device
+ * cannot tell, the last one launched on the stream). On the host the failure
+ * is sticky until trd_stream_synchronize has reported it: the stream skips the
+ * work queued after the failure (nothing computes on what the failed work
+ * should have written) and events recorded meanwhile complete with the error;
+ * once reported, the stream runs what is queued next. On a GPU the vendor's
+ * rule applies: a kernel's fault is a sticky error of the device (CUDA, HIP)
+ * that fails every later call on it.
+ */
+
 /* An in-order queue of work on one device. */
 TRD_API trd_status_t trd_stream_create(trd_device_t *device, trd_stream_t **out);
 /* Wraps a stream the caller owns (CUstream, hipStream_t, ...): trident
  * launches on it without creating or switching contexts, and never destroys it. */
 TRD_API trd_status_t trd_stream_wrap(trd_device_t *device, void *native, trd_stream_t **out);
+/* Waits for the work queued on the stream, then releases it (see Lifetimes). */
 TRD_API void trd_stream_destroy(trd_stream_t *stream);
+/* Waits for the work queued on the stream before the call; reports a failure
+ * of queued work (see Errors of queued work). */
 TRD_API trd_status_t trd_stream_synchronize(trd_stream_t *stream);
 TRD_API trd_status_t trd_stream_native(const trd_stream_t *stream, void **native);
 TRD_API trd_status_t trd_stream_device(const trd_stream_t *stream, trd_device_t **device);
 
 TRD_API trd_status_t trd_event_create(trd_device_t *device, trd_event_t **out);
+/* May be called while a record of the event is queued (see Lifetimes). */
 TRD_API void trd_event_destroy(trd_event_t *event);
 TRD_API trd_status_t trd_event_record(trd_event_t *event, trd_stream_t *stream);
+/* Waits until the stream has passed the event's last record; reports a
+ * failure of the work queued before it (see Errors of queued work). */
 TRD_API trd_status_t trd_event_synchronize(trd_event_t *event);
 /* Milliseconds between two recorded events of one device. */
 TRD_API trd_status_t trd_event_elapsed(trd_event_t *start, trd_event_t *end, double *ms);
@@ -386,6 +430,8 @@ TRD_API trd_status_t trd_event_elapsed(trd_event_t *start, trd_event_t *end, dou
 /* ------------------------------------------------------------------ memory */
 
 TRD_API trd_status_t trd_buffer_alloc(trd_device_t *device, uint64_t size, trd_buffer_t **out);
+/* Waits for the work queued on the buffer's device, then frees it (see
+ * Lifetimes, under streams and events). */
 TRD_API void trd_buffer_free(trd_buffer_t *buffer);
 TRD_API trd_status_t trd_buffer_size(const trd_buffer_t *buffer, uint64_t *size);
 /* The device address (what a kernel's pointer argument receives). */
@@ -473,6 +519,8 @@ typedef struct trd_load_info {
 
 TRD_API trd_status_t trd_kernel_create(trd_runtime_t *runtime, const trd_kernel_desc_t *desc,
                                        trd_kernel_t **out);
+/* May be called while launches of the kernel are queued (see Lifetimes,
+ * under streams and events). */
 TRD_API void trd_kernel_destroy(trd_kernel_t *kernel);
 TRD_API trd_status_t trd_kernel_get_info(const trd_kernel_t *kernel, trd_kernel_info_t *info);
 TRD_API trd_status_t trd_kernel_target_info(const trd_kernel_t *kernel, uint32_t index,

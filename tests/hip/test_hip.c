@@ -1072,6 +1072,47 @@ START_TEST(test_streams_events_memory)
 }
 END_TEST
 
+/* trident.h's lifetimes on HIP: a kernel destroyed with launches queued is
+ * unloaded after a synchronize covers them (the double refuses a module
+ * unloaded under queued launches), an event destroyed with its record queued
+ * is fine; a failure a synchronize reports names the kernel launched last on
+ * the stream, and the event recorded after it. */
+START_TEST(test_queued_work)
+{
+    trd_runtime_t *rt = hip_runtime(6, TWO_GFX942);
+    trd_device_t *dev = device(rt, "hip:0");
+    trd_kernel_t *k = triton_add(rt);
+    trd_stream_t *s;
+    trd_event_t *e;
+    TU_OK(trd_stream_create(dev, &s));
+    TU_OK(trd_event_create(dev, &e));
+    struct bufs b;
+    bufs_alloc(dev, 2048, &b);
+    TU_OK(launch_add(k, s, NULL, NULL, &b, 2048, 2, 1, NULL, NULL));
+    TU_OK(launch_add(k, s, NULL, NULL, &b, 2048, 2, 1, NULL, NULL));
+    TU_OK(trd_event_record(e, s));
+    trd_event_destroy(e);
+    trd_kernel_destroy(k);
+    check_clean();
+    k = triton_add(rt);
+    TU_OK(trd_event_create(dev, &e));
+    TU_OK(launch_add(k, s, NULL, NULL, &b, 2048, 2, 1, NULL, NULL));
+    TU_OK(trd_event_record(e, s));
+    setenv("TRDTEST_HIP_FAIL", "hipStreamSynchronize=700,hipEventSynchronize=700", 1);
+    TU_FAILS(trd_stream_synchronize(s), TRD_ERR_DEVICE,
+             "synchronizing a stream of hip:0 (its last launch: kernel 'add_kernel'): hipStreamSynchronize on hip:0");
+    TU_FAILS(trd_event_synchronize(e), TRD_ERR_DEVICE,
+             "synchronizing an event of hip:0 (recorded after kernel 'add_kernel'): hipEventSynchronize");
+    unsetenv("TRDTEST_HIP_FAIL");
+    trd_kernel_destroy(k);
+    trd_event_destroy(e);
+    bufs_free(&b);
+    trd_stream_destroy(s);
+    check_clean();
+    check_released(rt);
+}
+END_TEST
+
 /* The optional stream_capturing op: what hipStreamIsCapturing says of a
  * stream between hipStreamBeginCapture and hipStreamEndCapture. The op is not
  * in the public API (the XLA handler uses it), so the test reaches it through
@@ -1204,6 +1245,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_block_limits);
     tcase_add_test(tc, test_debug_option);
     tcase_add_test(tc, test_streams_events_memory);
+    tcase_add_test(tc, test_queued_work);
     tcase_add_test(tc, test_stream_capturing);
     tcase_add_test(tc, test_threads);
     suite_add_tcase(s, tc);
