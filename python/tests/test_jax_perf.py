@@ -5,7 +5,14 @@ vectorized loads, a pipeline of asynchronous copies and wgmma."""
 import sys
 from pathlib import Path
 
+import jax
+import jax.numpy as jnp
 import pytest
+import triton
+import triton.language as tl
+
+import trident.jax as jt
+from trident.jax import compile as jt_compile
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
 import matmul_spec  # noqa: E402
@@ -30,3 +37,34 @@ def test_matmul_ttgir_is_pipelined_with_vector_loads_and_wgmma(stages):
     assert int(facts["async copies (ttg.async_copy_global_to_local)"]) >= 2, facts   # both operands, pipelined
     assert int(facts["plain tt.load in the loop"]) == 0, facts
     assert "8" in facts["blocked layouts' innermost sizePerThread"].split(","), facts  # 8 fp16 = 16-byte loads
+
+
+@triton.jit
+def target_kernel(out_ptr):
+    # what the kernel was compiled for, as Triton's front end tells it (tl.target_info asks the runtime driver)
+    if tl.target_info.cuda_capability_geq(9, 0):
+        tl.store(out_ptr, 90)
+    elif tl.target_info.is_hip():
+        tl.store(out_ptr, 942)
+    else:
+        tl.store(out_ptr, -1)
+
+
+@pytest.mark.parametrize("target,want", [("sm90", 90), ("gfx942", 942)])
+def test_compiling_never_initialises_tritons_runtime_driver(target, want, tmp_path, monkeypatch):
+    """Triton's driver (triton.runtime.driver.active) imports torch where it is installed, builds its C utilities
+    and asks the GPU: seconds of a first call, for nothing, since trident only compiles. The kernel sees the target
+    it is compiled for instead (on the old code: no driver here, so neither CUDA nor HIP: -1)."""
+    import triton.runtime as tr
+
+    def never(self):
+        raise AssertionError("Triton's runtime driver was initialised while compiling")
+    monkeypatch.setattr(type(tr.driver), "default", property(never))
+    monkeypatch.setenv("JAX_TRITON_DUMP_DIR", str(tmp_path))
+    monkeypatch.setenv("TRIDENT_JAX_CACHE", "0")
+    jt_compile._compiled.clear()
+    out = jax.ShapeDtypeStruct((1,), jnp.int32)
+    with jt.targets(target):
+        jax.jit(lambda: jt.triton_call(kernel=target_kernel, out_shape=out, grid=(1,))).lower()
+    ttir = next(tmp_path.rglob("*.ttir")).read_text()
+    assert f"arith.constant {want} : i32" in ttir, ttir

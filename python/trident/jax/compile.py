@@ -20,6 +20,7 @@ process that compiles many kernels keeps the most recent ones.
 from __future__ import annotations
 
 import collections
+import contextlib
 import hashlib
 import json
 import os
@@ -397,6 +398,70 @@ def compile_key(fn: Any, t: Target, signature: dict, constexprs: dict, attrs: di
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 
+class _TargetDriver:
+    """Triton's runtime driver as the code that runs while trident compiles sees it: the target being compiled
+    for is the current one (tl.target_info, the semantic's TMA check ask this), and nothing else is there."""
+
+    def __init__(self, t: Target):
+        self._target = t
+
+    def get_current_target(self) -> Any:
+        return self._target.gpu_target()
+
+    def __getattr__(self, name: str) -> Any:
+        raise CompileError(f"target {self._target}: the kernel asks Triton's runtime driver for '{name}' while it "
+                           f"compiles; trident.jax compiles without a device (its lowering may run on a machine "
+                           f"without the GPU)")
+
+
+class _DriverView:
+    """Stands for triton.runtime.driver in the modules of Triton's front end that ask it for the current target
+    while compiling (triton.language.target_info, .semantic): inside compiling_for(t) on this thread the driver
+    is _TargetDriver(t); elsewhere it is Triton's own. So trident never initialises Triton's runtime driver,
+    which imports torch where it is installed, builds its C utilities and asks the GPU for its current device,
+    and a kernel compiled for sm90 on another machine sees sm90."""
+
+    def __init__(self, real: Any):
+        self._real = real
+
+    @property
+    def active(self) -> Any:
+        t = getattr(_compiling, "target", None)
+        return self._real.active if t is None else _TargetDriver(t)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
+
+
+_compiling = threading.local()
+_view_lock = threading.Lock()
+
+
+def _install_driver_view() -> None:
+    import importlib
+    with _view_lock:
+        for name in ("triton.language.target_info", "triton.language.semantic"):
+            try:
+                mod = importlib.import_module(name)
+            except ImportError:  # pragma: no cover - a release without the module
+                continue
+            real = getattr(mod, "driver", None)
+            if real is not None and not isinstance(real, _DriverView):
+                mod.driver = _DriverView(real)
+
+
+@contextlib.contextmanager
+def compiling_for(t: Target):
+    """Triton's front end sees t as the current target on this thread while the block runs (see _DriverView)."""
+    _install_driver_view()
+    prev = getattr(_compiling, "target", None)
+    _compiling.target = t
+    try:
+        yield
+    finally:
+        _compiling.target = prev
+
+
 @dataclass
 class Compiled:
     """One kernel compiled for one target: the trident kernel and its metadata."""
@@ -439,7 +504,8 @@ def compile_for(fn: Any, t: Target, spec: Specialization, options: dict[str, Any
             pass  # a damaged entry: compile again
     src_cls = GluonASTSource if is_gluon(fn) else triton.compiler.ASTSource
     src = src_cls(fn, signature, constexprs, attrs)
-    ck = triton.compile(src, target=t.gpu_target(), options=dict(options))
+    with compiling_for(t):
+        ck = triton.compile(src, target=t.gpu_target(), options=dict(options))
     _dump(fn, key, ck)
     json_path = next(p for n, p in ck.metadata_group.items() if n.endswith(".json") and not n.startswith("__grp"))
     with open(json_path) as f:
