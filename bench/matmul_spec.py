@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """matmul_spec: why the same Triton matmul runs 3.5x faster through
-trident.jax than through jax-triton. Compiles bench/kernels.py's matmul (fp16,
+trident.jax than through jax-triton. Compiles bench/suite_kernels.py's matmul (fp16,
 8192^3, BM 128 BN 256 BK 64, 8 warps, 3 stages) for sm90 through both
 packages, on any machine (no GPU needed), and compares what each tells Triton
 about the arguments (the specialization: tt.divisibility on pointers and
@@ -48,7 +48,7 @@ def compile_trident(dump: Path) -> dict[str, str]:
     import jax.numpy as jnp
     import trident.jax as tj
     from trident.jax import compile as tjc
-    import kernels
+    import suite_kernels as kernels
 
     os.environ["JAX_TRITON_DUMP_DIR"] = str(dump)
     os.environ["TRIDENT_JAX_CACHE"] = "0"
@@ -99,7 +99,7 @@ def compile_jax_triton(dump: Path) -> dict[str, str]:
             os.environ.pop("TRITON_CACHE_DIR", None)
         else:
             os.environ["TRITON_CACHE_DIR"] = cache
-    import kernels
+    import suite_kernels as kernels
     ints = [SIZE, SIZE, SIZE, SIZE, 1, SIZE, 1, SIZE, 1]
     arg_dtypes = ["*fp16", "*fp16"] + [jtl.get_triton_type(v) for v in ints] + ["*fp16"]
     scalar_args = [(2 + i, n, v) for i, (n, v) in enumerate(zip(INT_ARGS, ints))]

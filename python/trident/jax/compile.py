@@ -450,6 +450,20 @@ def _install_driver_view() -> None:
                 mod.driver = _DriverView(real)
 
 
+_key_lock = threading.Lock()
+
+
+def _triton_key() -> None:
+    """Triton's key of its own installation (a hash of its library and sources: about a second), made once per
+    process and by one thread: Triton caches it, but threads compiling side by side would each make it."""
+    with _key_lock:
+        try:
+            from triton.runtime.cache import triton_key
+        except ImportError:  # pragma: no cover - a release that moved it
+            return
+        triton_key()
+
+
 @contextlib.contextmanager
 def compiling_for(t: Target):
     """Triton's front end sees t as the current target on this thread while the block runs (see _DriverView)."""
@@ -504,6 +518,7 @@ def compile_for(fn: Any, t: Target, spec: Specialization, options: dict[str, Any
             pass  # a damaged entry: compile again
     src_cls = GluonASTSource if is_gluon(fn) else triton.compiler.ASTSource
     src = src_cls(fn, signature, constexprs, attrs)
+    _triton_key()
     with compiling_for(t):
         ck = triton.compile(src, target=t.gpu_target(), options=dict(options))
     _dump(fn, key, ck)

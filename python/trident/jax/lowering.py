@@ -12,7 +12,9 @@ choosing another expansion there.
 """
 from __future__ import annotations
 
+import concurrent.futures
 import dataclasses
+import os
 import warnings
 from typing import Any, Callable, Mapping, Optional, Sequence
 
@@ -139,24 +141,42 @@ def _candidates(call: TritonCall, where: Where) -> list[_at.Candidate]:
     named = {n: shapes_of(v) for n, v in call.named.items()}
     user_kw = {k: call.ns[k] for k in call.user_keys}
     variants = _at.variants(call.kernel, {**named, **{k: v for k, v in call.ns.items() if k in names}}, user_kw)
+    if len(variants) == 1:
+        return [_candidate(call, where, variants[0])]
     candidates: list[_at.Candidate] = []
     failures: list[str] = []
-    for var in variants:
-        if len(variants) == 1:
-            candidates.append(_candidate(call, where, var))
-            continue
-        try:
-            candidates.append(_candidate(call, where, var))
-        except (_c.CompileError, _ro.OptionError, NotImplementedError, TypeError):
-            raise
-        except Exception as e:   # Triton's autotuner skips a config that does not compile; so do we
-            failures.append(f"{var.config}: {type(e).__name__}: {e}")
+    for var, (cand, err) in zip(variants, _compile_all(call, where, variants)):
+        if err is None:
+            candidates.append(cand)
+        elif isinstance(err, (_c.CompileError, _ro.OptionError, NotImplementedError, TypeError)):
+            raise err
+        else:   # Triton's autotuner skips a config that does not compile; so do we
+            failures.append(f"{var.config}: {type(err).__name__}: {err}")
     if not candidates:
         raise _at.AutotuneError(f"kernel '{call.kname}': no autotuner config compiles:\n" + "\n".join(failures))
     if failures:
         warnings.warn(f"trident.jax: kernel '{call.kname}': autotuner configs skipped (they do not compile):\n"
                       + "\n".join(failures), RuntimeWarning, stacklevel=2)
     return candidates
+
+
+def _compile_all(call: TritonCall, where: Where, variants: list) -> list[tuple[Any, Optional[Exception]]]:
+    """Every variant compiled, side by side on up to one thread a core, as (candidate, None) or (None, what it
+    raised), in order: Triton releases the GIL in its passes and ptxas is a process of its own, so an autotuner's
+    configs compile in a fraction of the sum of their times (bench/first_call.py's autotuned rows)."""
+    def one(var: _at.Variant) -> tuple[Any, Optional[Exception]]:
+        try:
+            return _candidate(call, where, var), None
+        except Exception as e:
+            return None, e
+    workers = min(len(variants), os.cpu_count() or 1, _MAX_COMPILE_THREADS)
+    if workers <= 1:
+        return [one(v) for v in variants]
+    with concurrent.futures.ThreadPoolExecutor(workers, thread_name_prefix="trident-compile") as ex:
+        return list(ex.map(one, variants))
+
+
+_MAX_COMPILE_THREADS = 16
 
 
 def _candidate(call: TritonCall, where: Where, var: _at.Variant) -> _at.Candidate:
