@@ -6,7 +6,10 @@
 # included), the demo, the CLI, the benchmark and the Python suite, writes the
 # logs to $OUT (or .device/out), and prints a summary table last.
 #
-#   scripts/gpu-check.sh [STEP...]     steps: tests demo cli bench python xla (default: all)
+#   scripts/gpu-check.sh [STEP...]     steps: tests demo cli bench python xla perf (default: all but perf)
+#
+# perf (a few minutes): bench_graph, bench_host, first_call, bench_kernels, matmul_spec and bench_xla --ncu,
+# each under its own time limit; the tables land in $OUT/perf.log (bench/NOTES.md says what they mean).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${TRD_BUILD:-/work/main/.device/build}
@@ -75,14 +78,22 @@ for s in $STEPS; do
         fi ;;
     xla)
         step "bench_xla" bench_xla.log python3 "$ROOT/bench/bench_xla.py" ;;
+    perf)
+        step "bench_graph" perf_graph.log bash -c "cd '$BUILD' && timeout 120 ./bench/bench_graph '$ROOT/tests/fixtures/triton/cuda'"
+        step "bench_host" perf_host.log bash -c "cd '$BUILD' && timeout 120 ./bench/bench_host '$BUILD/examples/host/.libs/add_kernel.so'"
+        step "first_call" perf_first_call.log env FIRST_CALL_PROCESSES=${FIRST_CALL_PROCESSES:-2} timeout 300 python3 "$ROOT/bench/first_call.py"
+        step "bench_kernels" perf_kernels.log timeout 240 python3 "$ROOT/bench/bench_kernels.py"
+        step "matmul_spec" perf_matmul_spec.log timeout 120 python3 "$ROOT/bench/matmul_spec.py"
+        step "bench_xla --ncu" perf_ncu.log timeout 180 python3 "$ROOT/bench/bench_xla.py" --ncu
+        cat "$LOGS"/perf_*.log > "$LOGS/perf.log" ;;
     esac
 done
 
-for f in bench_cuda.log bench_xla.log gpu.txt; do [ -f "$LOGS/$f" ] && cp "$LOGS/$f" "$LOGS_KEEP/"; done
+for f in bench_cuda.log bench_xla.log perf.log gpu.txt; do [ -f "$LOGS/$f" ] && cp "$LOGS/$f" "$LOGS_KEEP/"; done
 echo
 echo "| check | result | note |"
 echo "|---|---|---|"
 printf '%s\n' "${SUMMARY[@]}"
-for f in bench_cuda.log bench_xla.log; do
-    [ -f "$LOGS/$f" ] && { echo; grep -E '^\||^bench' "$LOGS/$f"; }
+for f in bench_cuda.log bench_xla.log perf.log; do
+    [ -f "$LOGS/$f" ] && { echo; grep -E '^\||^bench|^first_call|^matmul_spec|^[A-Za-z ]*\(this run\)|^Where' "$LOGS/$f"; }
 done
