@@ -321,7 +321,11 @@ def main() -> int:
         print(f"| {what} | {got:.3f} s | {ref:.3f} s | {got / ref:.2f} | {'yes' if got <= limit * ref else 'NO'} |")
     cold = [r for r in results.get("trident.jax cold", []) if "calls" in r]
     if cold:
-        tc = _median([r["calls"].get("triton.compile (Triton's own compile)", [0, 0])[0] for r in cold])
+        # Triton's own compile: triton.compile and the key of its installation, which trident makes just before
+        # (once, for threads compiling side by side) and Triton would make inside
+        tc = _median([sum(r["calls"].get(k, [0, 0])[0] for k in ("triton.compile (Triton's own compile)",
+                                                                  "triton_key (Triton hashes its installation)"))
+                      for r in cold])
         got = fc("trident.jax cold")
         print(f"| 1: cold first call <= Triton's own compile + 0.3 s | {got:.3f} s | {tc:.3f} s + 0.3 s | "
               f"{got - tc:.3f} s over Triton | {'yes' if got <= tc + 0.3 else 'NO'} |")
