@@ -23,41 +23,9 @@
 
 #include <trident/trident.h>
 
-#define CHECK(call)                                                                        \
-    do {                                                                                   \
-        trd_status_t st_ = (call);                                                         \
-        if (st_ != TRD_OK) {                                                               \
-            fprintf(stderr, "bench_cuda: %s: %s\n", #call, trd_error_message());            \
-            exit(1);                                                                       \
-        }                                                                                  \
-    } while (0)
-#define CU(call)                                                                           \
-    do {                                                                                   \
-        CUresult r_ = (call);                                                              \
-        if (r_ != CUDA_SUCCESS) {                                                          \
-            fprintf(stderr, "bench_cuda: %s failed: %d\n", #call, (int)r_);                \
-            exit(1);                                                                       \
-        }                                                                                  \
-    } while (0)
+#define BENCH_NAME "bench_cuda"
+#include "bench/bench_util.h"
 
-static double now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp);
-    return v[n / 2];
-}
 
 /* libcuda entry points the baseline calls directly */
 static struct {
@@ -97,24 +65,6 @@ static void load_cu(void)
     SYM(evSync, "cuEventSynchronize");
     SYM(evElapsed, "cuEventElapsedTime_v2");
 #undef SYM
-}
-
-static void *slurp(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "bench_cuda: cannot open %s\n", path);
-        exit(1);
-    }
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    void *b = malloc((size_t)n);
-    if (fread(b, 1, (size_t)n, f) != (size_t)n)
-        exit(1);
-    fclose(f);
-    *size = (size_t)n;
-    return b;
 }
 
 /* ------------------------------------------------------------ launch */

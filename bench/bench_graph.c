@@ -29,26 +29,13 @@
 
 #include <trident/trident.h>
 
+#define BENCH_NAME "bench_graph"
+#include "bench/bench_util.h"
+
 #define CHAIN 256
 #define REPLAYS 200
 #define ROWS 4
 
-#define CHECK(call)                                                                                    \
-    do {                                                                                               \
-        trd_status_t st_ = (call);                                                                     \
-        if (st_ != TRD_OK) {                                                                           \
-            fprintf(stderr, "bench_graph: %s: %s\n", #call, trd_error_message());                      \
-            exit(1);                                                                                   \
-        }                                                                                              \
-    } while (0)
-#define CU(call)                                                                                       \
-    do {                                                                                               \
-        CUresult r_ = (call);                                                                          \
-        if (r_ != CUDA_SUCCESS) {                                                                      \
-            fprintf(stderr, "bench_graph: %s failed: %d\n", #call, (int)r_);                           \
-            exit(1);                                                                                   \
-        }                                                                                              \
-    } while (0)
 
 static struct {
     CUresult (*ctxSet)(CUcontext);
@@ -98,38 +85,6 @@ static void load_cu(void)
     SYM(beginCapture, "cuStreamBeginCapture_v2");
     SYM(endCapture, "cuStreamEndCapture");
 #undef SYM
-}
-
-static double now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static void *slurp(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "bench_graph: cannot open %s\n", path);
-        exit(1);
-    }
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    void *b = malloc((size_t)n);
-    if (!b || fread(b, 1, (size_t)n, f) != (size_t)n) {
-        fprintf(stderr, "bench_graph: cannot read %s\n", path);
-        exit(1);
-    }
-    fclose(f);
-    return b;
 }
 
 struct setup {
@@ -205,7 +160,8 @@ int main(int argc, char **argv)
     CU(cu.ctxSet(ctx));
     CU(cu.streamCreate(&st.s, CU_STREAM_NON_BLOCKING));
     snprintf(path, sizeof path, "%.4000s/add_fp32/add_kernel.cubin", fixtures);
-    void *cubin = slurp(path);
+    size_t cubin_size;
+    void *cubin = slurp(path, &cubin_size);
     CUmodule mod;
     CU(cu.modLoad(&mod, cubin));
     CU(cu.getFn(&st.fn, mod, "add_kernel"));
@@ -247,8 +203,7 @@ int main(int argc, char **argv)
     printf("| graph holds each launch as | per node | vs kernel nodes |\n|---|---|---|\n");
     double med[ROWS];
     for (int r = 0; r < ROWS; r++) {
-        qsort(t[r], REPLAYS, sizeof t[r][0], cmp);
-        med[r] = t[r][REPLAYS / 2];
+        med[r] = median(t[r], REPLAYS);
         printf("| %s | %.3f us | %.3f |\n", names[r], med[r], med[r] / med[0]);
     }
     for (int r = 0; r < ROWS; r++)

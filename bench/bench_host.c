@@ -25,38 +25,14 @@
 #include <trident/host_kernel.h>
 #include <trident/trident.h>
 
+#define BENCH_NAME "bench_host"
+#include "bench/bench_util.h"
+
 #define LAUNCHES 20000
 #define BATCH 100
 #define GRID_RUNS 30
 #define GRID_N (1 << 24)
 
-#define CHECK(call)                                                                                    \
-    do {                                                                                               \
-        trd_status_t st_ = (call);                                                                     \
-        if (st_ != TRD_OK) {                                                                           \
-            fprintf(stderr, "bench_host: %s: %s\n", #call, trd_error_message());                       \
-            exit(1);                                                                                   \
-        }                                                                                              \
-    } while (0)
-
-static double now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp);
-    return v[n / 2];
-}
 
 /* ------------------------------------------------ the baseline's thread hand-off */
 
