@@ -2,7 +2,10 @@
 compiled for sm90 as trident.jax compiles it, keeps Triton's own specialization of its arguments (16-divisible
 pointers and integers) and so the TTGIR the 3.5x over jax-triton comes from (bench/NOTES.md, bench/matmul_spec.py):
 vectorized loads, a pipeline of asynchronous copies and wgmma."""
+import os
+import subprocess
 import sys
+import textwrap
 from pathlib import Path
 
 import jax
@@ -68,3 +71,34 @@ def test_compiling_never_initialises_tritons_runtime_driver(target, want, tmp_pa
         jax.jit(lambda: jt.triton_call(kernel=target_kernel, out_shape=out, grid=(1,))).lower()
     ttir = next(tmp_path.rglob("*.ttir")).read_text()
     assert f"arith.constant {want} : i32" in ttir, ttir
+
+
+def test_lowering_never_imports_torch(tmp_path):
+    """Where torch is installed, Triton's native specialization imports it at its first run (seconds of a first
+    call on a GPU machine). A stand-in torch package that records its import: a lowering for sm90 in a fresh
+    process must not import it; importing it afterwards still works."""
+    fake = tmp_path / "torch"
+    fake.mkdir()
+    (fake / "__init__.py").write_text("import os\nopen(os.environ['TORCH_MARK'], 'w').write('imported')\n")
+    mark = tmp_path / "imported"
+    code = textwrap.dedent("""
+        import jax, jax.numpy as jnp, triton, triton.language as tl, os, sys
+        import trident.jax as jt
+        @triton.jit
+        def add(x_ptr, o_ptr, n, BLOCK: tl.constexpr):
+            i = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+            tl.store(o_ptr + i, tl.load(x_ptr + i, mask=i < n) * 2, mask=i < n)
+        x = jnp.ones(1000, jnp.float32)
+        with jt.targets("sm90"):
+            jax.jit(lambda x: jt.triton_call(x, n=x.size, kernel=add, out_shape=x, grid=(1,), BLOCK=1024)).lower(x)
+        assert not os.path.exists(os.environ["TORCH_MARK"]), "lowering imported torch"
+        import torch
+        assert os.path.exists(os.environ["TORCH_MARK"])
+        print("ok")
+    """)
+    env = dict(os.environ, TORCH_MARK=str(mark), TRIDENT_JAX_CACHE="0",
+               PYTHONPATH=os.pathsep.join([str(tmp_path)] + [p for p in sys.path if p]))
+    script = tmp_path / "lower.py"     # (@triton.jit needs its source in a file)
+    script.write_text(code)
+    r = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0 and r.stdout.strip().endswith("ok"), r.stdout + r.stderr

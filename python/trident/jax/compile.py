@@ -26,6 +26,7 @@ import json
 import os
 import re
 import shutil
+import sys
 import threading
 import weakref
 from dataclasses import dataclass
@@ -261,10 +262,48 @@ class Specialization:
         return {p: backend.parse_attr(get_iterable_path(self.attrvals, p)) for p in paths}
 
 
+_native_ready = False
+_native_lock = threading.Lock()
+
+
+@contextlib.contextmanager
+def _native_specialize_without_torch():
+    """Triton's native specialization (native_specialize_impl, behind the binder) imports torch the first time it
+    runs, only to recognise torch.Tensor quickly: seconds of a first call where torch is installed, for nothing,
+    since trident's arguments are never torch tensors. So its first run sees torch as not installed, unless torch
+    is already imported. Triton falls back to the data_ptr() path for torch tensors then, which gives the same
+    specialization (a program that uses torch with Triton directly later in the process loses only that fast path)."""
+    global _native_ready
+    if _native_ready:
+        yield
+        return
+    with _native_lock:
+        refuse = None if "torch" in sys.modules else _RefuseTorch()
+        if refuse is not None:
+            sys.meta_path.insert(0, refuse)
+        try:
+            yield
+        finally:
+            if refuse is not None:
+                sys.meta_path.remove(refuse)
+            _native_ready = True
+
+
+class _RefuseTorch:
+    """A meta path finder under which `import torch` fails as if torch were not installed."""
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> None:
+        if name == "torch" or name.startswith("torch."):
+            raise ModuleNotFoundError(f"No module named '{name}' (trident.jax: not while Triton specializes)",
+                                      name=name)
+        return None
+
+
 def specialize(fn: Any, t: Target, values: dict[str, Any], options: dict[str, Any]) -> Specialization:
     """Runs Triton's binder for target t on the call's values (arrays as ArgArray)."""
     try:
-        bound, spec, rest = binder(fn, t)(**values, **options)
+        with _native_specialize_without_torch():
+            bound, spec, rest = binder(fn, t)(**values, **options)
     except TypeError as e:
         raise TypeError(f"kernel '{fn.__name__}': {e}") from None
     return Specialization(bound=bound, sigvals=[s[0] for s in spec], attrvals=[s[1] for s in spec], options=rest)
