@@ -268,8 +268,8 @@ _native_lock = threading.Lock()
 
 @contextlib.contextmanager
 def _native_specialize_without_torch():
-    """Triton's native specialization (native_specialize_impl, behind the binder) imports torch the first time it
-    runs, only to recognise torch.Tensor quickly: seconds of a first call where torch is installed, for nothing,
+    """Triton's native specialization (native_specialize_impl, behind the binder) of 3.6 and 3.7 imports torch the
+    first time it runs, only to recognise torch.Tensor quickly: seconds of a first call where torch is installed, for nothing,
     since trident's arguments are never torch tensors. So its first run sees torch as not installed, unless torch
     is already imported. Triton falls back to the data_ptr() path for torch tensors then, which gives the same
     specialization (a program that uses torch with Triton directly later in the process loses only that fast path)."""
