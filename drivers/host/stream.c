@@ -1,5 +1,6 @@
 /* stream.c: in-order queues: a ring of preallocated tasks run by one
  * executor thread per stream, so enqueueing allocates nothing. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -22,11 +23,20 @@ void host_event_complete(struct host_event *e)
     pthread_mutex_unlock(&e->lock);
 }
 
-static void run_task(struct host_task *t)
+static void run_task(struct host_stream *s, struct host_task *t)
 {
+    trd_status_t st;
     switch (t->kind) {
     case TASK_LAUNCH:
-        host_execute(t->mod, t->grid, t->params, t->gscratch, t->pscratch);
+        if ((st = host_execute(t->mod, t->grid, t->params, t->gscratch, t->pscratch)) != TRD_OK) {
+            pthread_mutex_lock(&s->lock);
+            if (s->failed == TRD_OK) {
+                s->failed = st;
+                snprintf(s->failure, sizeof s->failure, "a queued launch of %s on host:%u failed: %s", t->mod->label,
+                         s->dev->ordinal, trd_error_message());
+            }
+            pthread_mutex_unlock(&s->lock);
+        }
         break;
     case TASK_COPY:
         memmove(t->dst, t->src, (size_t)t->size);
@@ -54,7 +64,7 @@ static void *executor(void *arg)
         struct host_task *t = &s->ring[s->tail % HOST_RING];
         s->running = 1;
         pthread_mutex_unlock(&s->lock);
-        run_task(t);
+        run_task(s, t);
         pthread_mutex_lock(&s->lock);
         s->running = 0;
         s->tail++;
@@ -110,8 +120,12 @@ trd_status_t host_stream_sync(void *stream)
     pthread_mutex_lock(&s->lock);
     while (s->tail != s->head)
         pthread_cond_wait(&s->changed, &s->lock);
+    trd_status_t st = s->failed;
+    if (st != TRD_OK) /* reported once */
+        trd_driver_error(st, "%s", s->failure);
+    s->failed = TRD_OK;
     pthread_mutex_unlock(&s->lock);
-    return TRD_OK;
+    return st;
 }
 
 void *host_stream_native(void *stream)

@@ -48,6 +48,24 @@ def test_python_mirrors_the_c_api():
         trident.check_option("cuda", "num_warps", 3)
 
 
+@pytest.mark.skipif(jax.default_backend() != "cpu", reason="a host kernel's fault, under CPU JAX")
+def test_faulting_host_kernel_raises(host_kernel):
+    """A host kernel that reads outside its input fails the call with the kernel, program and signal named (it
+    killed the Python process), pytest's faulthandler notwithstanding; the process computes on afterwards."""
+    k = trident.Kernel(host_kernel("gather_kernel"), name="gather_kernel", signature="x:*fp32,idx:*i64,out:*fp32,n:i32")
+    n = 1024
+    with jax.enable_x64(True):
+        x = rand(n)
+        good = jnp.asarray(rng.integers(0, n, n), dtype=jnp.int64)
+        bad = good.at[700].set(1 << 40)
+        out = jnp.zeros(n, jnp.float32)
+        call = jax.jit(lambda x, idx, o: tj.kernel_call(k, x, idx, o, n, grid=n // 256, out_shape=sds(o),
+                                                        input_output_aliases={2: 0}))
+        with pytest.raises(Exception, match=r"kernel 'gather_kernel'.*program \(2,0,0\).*faulted \(SIGSEGV"):
+            jax.block_until_ready(call(x, bad, out))
+        np.testing.assert_array_equal(np.asarray(call(x, good, out)), np.asarray(x)[np.asarray(good)])
+
+
 def test_two_outputs():
     n = 100_003
     x, y = rand(n), rand(n)
