@@ -73,8 +73,14 @@ START_TEST(devices_and_drivers)
     int host = 0;
     for (size_t i = 0; i < json_array_size(j); i++) {
         json_t *d = json_array_get(j, i);
-        const char *keys[] = {"uri", "driver", "backend", "name", "arch", "warp_size", "memory_bytes", "compute_units",
-                              "pci_bus_id"};
+        /* every property of trd_device_props_t, as Python's trident.devices() has them (index and ordinal were
+         * missing) */
+        const char *keys[] = {"index", "uri", "driver", "backend", "name", "vendor", "arch", "kind", "ordinal",
+                              "warp_size", "compute_units", "max_threads_per_block", "memory_bytes",
+                              "max_shared_per_block", "max_shared_per_block_optin", "pci_bus_id", "uuid",
+                              "cooperative_launch", "cluster_launch"};
+        ck_assert_uint_eq(json_object_size(d), TU_LEN(keys));
+        ck_assert_int_eq(json_integer_value(json_object_get(d, "index")), (json_int_t)i);
         for (size_t k = 0; k < TU_LEN(keys); k++)
             ck_assert_msg(json_object_get(d, keys[k]) != NULL, "device %zu lacks %s", i, keys[k]);
         if (!strcmp(json_string_value(json_object_get(d, "uri")), "host:0")) {
@@ -105,6 +111,92 @@ START_TEST(devices_and_drivers)
 }
 END_TEST
 
+/* devices SEL: the devices it matches (exit 1 naming the selector when none, 2 when malformed); -v shows every
+ * property, one a line. */
+START_TEST(devices_selector_and_detail)
+{
+    const char *sels[] = {"host:0", "0", "host", "kind=cpu", "best", "backend=host,kind=cpu"};
+    for (size_t i = 0; i < TU_LEN(sels); i++) {
+        ck_assert_msg(trident("devices '%s' --json", sels[i]) == 0, "%s: %s", sels[i], out);
+        json_t *j = parse();
+        ck_assert_msg(json_array_size(j) == 1, "%s: %s", sels[i], out);
+        ck_assert_str_eq(json_string_value(json_object_get(json_array_get(j, 0), "uri")), "host:0");
+        json_decref(j);
+    }
+    ck_assert_int_eq(trident("devices cuda:7"), 1);
+    ck_assert_msg(strstr(out, "no device matches 'cuda:7' (devices: host:0") && !strstr(out, "URI"), "%s", out);
+    ck_assert_int_eq(trident("devices 'bogus=1'"), 2);
+    ck_assert_msg(strstr(out, "device selector key 'bogus'"), "%s", out);
+    ck_assert_int_eq(trident("devices host:0 host:1"), 2);
+    ck_assert_int_eq(trident("devices -v host:0"), 0);
+    const char *lines[] = {"host:0\n", "  index ", "  vendor ", "  driver ", "  ordinal ", "  arch ", "  memory ",
+                           "  compute units ", "  warp size ", "  max threads per block ", "  shared memory per block ",
+                           "  shared memory per block, opt-in ", "  PCI bus id ", "  UUID ", "  cooperative launch ",
+                           "  cluster launch "};
+    for (size_t i = 0; i < TU_LEN(lines); i++)
+        ck_assert_msg(strstr(out, lines[i]), "'%s' missing: %s", lines[i], out);
+}
+END_TEST
+
+/* drivers -v: every place searched, in order, with its origin and what it held, then every module tried. */
+START_TEST(drivers_verbose)
+{
+    const char *dir = tu_scratch_dir("drivers_v");
+    ck_assert_int_eq(tu_cli(tu_path("TRIDENT_DRIVER_PATH=%s:/nonexistent/drivers:relative", dir), out, sizeof out,
+                            "drivers -v --json"), 0);
+    json_t *j = parse();
+    json_t *searched = json_object_get(j, "searched");
+    ck_assert_uint_ge(json_array_size(searched), 3);
+    json_t *first = json_array_get(searched, 0), *second = json_array_get(searched, 1),
+           *third = json_array_get(searched, 2);
+    ck_assert_str_eq(json_string_value(json_object_get(first, "path")), dir);
+    ck_assert_str_eq(json_string_value(json_object_get(first, "origin")),
+                     "[runtime] driver_path (env TRIDENT_DRIVER_PATH)");
+    ck_assert_int_eq(json_integer_value(json_object_get(first, "modules")), 0);
+    ck_assert(json_is_null(json_object_get(first, "problem")));
+    ck_assert_str_eq(json_string_value(json_object_get(second, "problem")), "No such file or directory");
+    ck_assert_str_eq(json_string_value(json_object_get(third, "problem")), "not an absolute path: ignored");
+    int build_tree = 0;
+    for (size_t i = 0; i < json_array_size(searched); i++) {
+        json_t *e = json_array_get(searched, i);
+        if (!strcmp(json_string_value(json_object_get(e, "origin")), "the build tree of the libtrident in use") &&
+            strstr(json_string_value(json_object_get(e, "path")), "/drivers/host/.libs"))
+            build_tree = json_integer_value(json_object_get(e, "modules")) == 1;
+    }
+    ck_assert(build_tree);
+    ck_assert(json_array_size(json_object_get(j, "drivers")) >= 1);
+    json_decref(j);
+    ck_assert_int_eq(trident("drivers -v"), 0);
+    ck_assert_msg(strstr(out, "searched, in order:\n") && strstr(out, "the build tree of the libtrident in use: 1 module")
+                      && strstr(out, "\nmodules tried:\nNAME "), "%s", out);
+}
+END_TEST
+
+/* info --json: name, signature, parameters and every target with its metadata. */
+START_TEST(info_json)
+{
+    ck_assert_int_eq(trident("info %s/examples/add_kernel.trdb --json", tu_builddir()), 0);
+    json_t *j = parse();
+    ck_assert_str_eq(json_string_value(json_object_get(j, "name")), "add_kernel");
+    ck_assert_int_eq(json_integer_value(json_object_get(j, "num_params")), 4);
+    json_t *p = json_object_get(j, "params");
+    ck_assert_uint_eq(json_array_size(p), 4);
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(p, 2), "name")), "out_ptr");
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(p, 2), "type")), "fp32");
+    ck_assert(json_is_true(json_object_get(json_array_get(p, 2), "pointer")));
+    ck_assert(json_is_false(json_object_get(json_array_get(p, 3), "pointer")));
+    json_t *t = json_object_get(j, "targets");
+    ck_assert_uint_eq(json_array_size(t), 4);
+    const char *formats[] = {"cubin", "ptx", "hsaco", "so"};
+    for (size_t i = 0; i < 4; i++)
+        ck_assert_str_eq(json_string_value(json_object_get(json_array_get(t, i), "format")), formats[i]);
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(t, 0), "arch")), "sm90");
+    ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(json_array_get(t, 0), "metadata"), "num_warps")),
+                     4);
+    json_decref(j);
+}
+END_TEST
+
 /* `trident options ARGS` succeeds and its output passes config check --strict. */
 static void options_are_valid_ini(const char *args)
 {
@@ -119,9 +211,20 @@ static void options_are_valid_ini(const char *args)
 
 START_TEST(options_output_is_config)
 {
-    const char *backends[] = {"cuda", "hip", "xpu", "host", "runtime", ""};
+    const char *backends[] = {"cuda", "hip", "xpu", "host", "runtime", "driver", ""};
     for (size_t i = 0; i < TU_LEN(backends); i++)
         options_are_valid_ini(backends[i]);
+    /* the driver keys apply to every driver's section (only [driver.host] was shown); host-only ones to its own */
+    ck_assert_int_eq(trident("options driver"), 0);
+    const char *drivers[] = {"cuda", "hip", "levelzero", "host"};
+    for (size_t i = 0; i < TU_LEN(drivers); i++) {
+        const char *sec = strstr(out, tu_path("[driver.%s]\n", drivers[i]));
+        ck_assert_msg(sec, "no [driver.%s]: %s", drivers[i], out);
+        const char *next = strstr(sec + 1, "\n[");
+        size_t len = next ? (size_t)(next - sec) : strlen(sec);
+        ck_assert_msg(memmem(sec, len, "\nenabled = true\n", 16) && memmem(sec, len, "\npriority = 0\n", 14), "%s", sec);
+        ck_assert_int_eq(memmem(sec, len, "\nthreads = 0\n", 13) != NULL, i == 3);
+    }
     ck_assert_int_eq(trident("options cuda --json"), 0);
     json_t *j = parse();
     ck_assert_uint_eq(json_array_size(j), 27); /* CUDAOptions of Triton 3.9 */
@@ -786,6 +889,9 @@ static Suite *suite(void)
     tcase_set_timeout(t, 300);
     tcase_add_test(t, version_and_usage);
     tcase_add_test(t, devices_and_drivers);
+    tcase_add_test(t, devices_selector_and_detail);
+    tcase_add_test(t, drivers_verbose);
+    tcase_add_test(t, info_json);
     tcase_add_test(t, options_output_is_config);
     tcase_add_test(t, config_check_and_show);
     tcase_add_test(t, run_and_dump);

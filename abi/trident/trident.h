@@ -312,6 +312,20 @@ TRD_API trd_status_t trd_runtime_driver_count(trd_runtime_t *runtime, uint32_t *
 TRD_API trd_status_t trd_runtime_driver_info(trd_runtime_t *runtime, uint32_t index,
                                              trd_driver_info_t *info);
 
+/* One place the runtime searched for driver modules, in the order searched. Since TRIDENT_1.1. */
+typedef struct trd_driver_search {
+    uint32_t struct_size;
+    uint32_t modules;        /* module files found there and tried (see trd_runtime_driver_info) */
+    const char *path;        /* a directory, or a module file named in a driver path list */
+    const char *origin;      /* "trd_runtime_desc_t.driver_path", "[runtime] driver_path (env
+                                TRIDENT_DRIVER_PATH)", "the build tree of the libtrident in use", ... */
+    const char *problem;     /* why it could not be searched ("No such file or directory"), or NULL */
+} trd_driver_search_t;
+
+TRD_API trd_status_t trd_runtime_driver_search_count(trd_runtime_t *runtime, uint32_t *count);
+TRD_API trd_status_t trd_runtime_driver_search_info(trd_runtime_t *runtime, uint32_t index,
+                                                    trd_driver_search_t *info);
+
 /* ----------------------------------------------------------------- devices */
 
 enum trd_device_kind {

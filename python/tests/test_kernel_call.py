@@ -3,6 +3,7 @@ handlers. On CPU JAX the host driver runs the host twins of the kernels; on a
 CUDA GPU the same tests run the Triton sm90 images of the same bundles."""
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -46,6 +47,19 @@ def test_python_mirrors_the_c_api():
     assert trident.check_option("cuda", "enable_fp_fusion", False) == "false"
     with pytest.raises(trident.TridentError, match="power of two"):
         trident.check_option("cuda", "num_warps", 3)
+
+
+def test_devices_and_drivers_match_the_cli():
+    """trident.devices() and trident.drivers() give the keys and values of `trident devices --json` and
+    `trident drivers --json` (the CLI lacked index and ordinal, Python the launch features, and the UUIDs' forms
+    differed)."""
+    cli = str(BUILD / "tools" / "trident")
+    for command, py in (("devices", trident.devices()), ("drivers", trident.drivers())):
+        out = subprocess.run([cli, command, "--json"], capture_output=True, text=True, check=True).stdout
+        assert json.loads(out) == py
+    keys = set(trident.devices()[0])
+    assert {"index", "ordinal", "uuid", "max_shared_per_block", "max_shared_per_block_optin", "cooperative_launch",
+            "cluster_launch", "pci_bus_id", "driver"} <= keys
 
 
 @pytest.mark.skipif(jax.default_backend() != "cpu", reason="a host kernel's fault, under CPU JAX")
