@@ -882,6 +882,26 @@ START_TEST(run_faulting_kernel)
 }
 END_TEST
 
+/* On a GPU (here the CUDA test double), the vendor's illegal-address error fails the run with exit 1, naming the
+ * kernel and what the error means. */
+START_TEST(run_gpu_fault)
+{
+    const char *dbl = tu_path("%s/tests/cuda/.libs/cudadouble.so", tu_builddir());
+    if (access(dbl, R_OK) != 0) {
+        tu_skip("run_gpu_fault", "the CUDA driver and its test double are not built (no CUDA headers)");
+        return;
+    }
+    char env[4200];
+    snprintf(env, sizeof env, "TRIDENT_DRIVER_CUDA_LIBRARY=%s TRDTEST_CUDA_FAIL=cuStreamSynchronize=700", dbl);
+    ck_assert_int_eq(tu_cli(env, out, sizeof out, "run %s/examples/add_kernel.trdb -d cuda:0 -g 4 buf:4096:rand "
+                            "buf:4096:rand buf:4096 4096", tu_builddir()), 1);
+    ck_assert_msg(strstr(out, "trident: running 'add_kernel' on cuda:0: ") &&
+                      strstr(out, "CUDA_ERROR_ILLEGAL_ADDRESS (700): an illegal memory access was encountered; the "
+                                  "kernel read or wrote outside its buffers"),
+                  "%s", out);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("cli");
@@ -914,6 +934,7 @@ static Suite *suite(void)
     tcase_add_test(r, run_check);
     tcase_add_test(r, run_paths_checked_first);
     tcase_add_test(r, run_faulting_kernel);
+    tcase_add_test(r, run_gpu_fault);
     suite_add_tcase(s, r);
     return s;
 }
