@@ -835,6 +835,11 @@ START_TEST(run_check)
     ck_assert_int_eq(trident("%s --check out_ptr=%s/short.bin", run, dir), 1);
     ck_assert_msg(strstr(out, "has 100 bytes, not the 12000 of argument 2's 3000 elements of fp32") &&
                       !strstr(out, "kernel add_kernel ("), "%s", out);
+    /* also for an output filled from a file: its size is the file's */
+    ck_assert_int_eq(trident("run %s/examples/add_kernel.trdb -g 3 buf:file:%s/x.bin buf:file:%s/y.bin buf:file:%s/ref.bin "
+                             "%d --check 0=%s/short.bin", tu_builddir(), dir, dir, dir, N, dir), 1);
+    ck_assert_msg(strstr(out, "has 100 bytes, not the 12000 of argument 0's 3000 elements of fp32") &&
+                      !strstr(out, "kernel add_kernel ("), "%s", out);
 }
 END_TEST
 

@@ -396,11 +396,15 @@ int run_check_paths(const struct run_opts *o, const struct param *params, const 
             fprintf(stderr, "trident: --check %s: '%s' is not a readable regular file\n", ck->text, ck->ref);
             return CLI_FAIL;
         }
-        /* a buffer filled from a file has the file's count: known when it is read */
-        if (s->fill != FILL_FILE && (uint64_t)st.st_size != s->count * p->elem) {
+        /* a buffer filled from a file without COUNT has the file's elements */
+        uint64_t count = s->count;
+        struct stat bs;
+        if (!count && s->fill == FILL_FILE && stat(s->path, &bs) == 0)
+            count = (uint64_t)bs.st_size / p->elem;
+        if (count && (uint64_t)st.st_size != count * p->elem) {
             fprintf(stderr, "trident: --check %s: '%s' has %llu bytes, not the %llu of argument %u's %llu elements "
                             "of %s\n", ck->text, ck->ref, (unsigned long long)st.st_size,
-                    (unsigned long long)(s->count * p->elem), ck->arg, (unsigned long long)s->count, p->type);
+                    (unsigned long long)(count * p->elem), ck->arg, (unsigned long long)count, p->type);
             return CLI_FAIL;
         }
     }
