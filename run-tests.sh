@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # The whole test suite: set up and build, then the unit tests (C and Python;
 # GPU tests skip with a visible line without a GPU), the ABI check against the
-# committed baseline, the fuzz targets for a bounded time, and the unit tests
-# again under valgrind, under AddressSanitizer + UBSan (the Python suite too) and
-# under ThreadSanitizer.
+# committed baseline, the API reference (doxygen: a warning fails), the fuzz
+# targets for a bounded time, and the unit tests again under valgrind, under
+# AddressSanitizer + UBSan (the Python suite too) and under ThreadSanitizer.
 # When a stage fails, the last lines printed name it and say what failed.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")" && pwd)
@@ -43,6 +43,8 @@ stage "Triton releases other than .venv's"
 "$ROOT/scripts/triton-releases.sh" "$ROOT/build"
 stage "make check-abi"
 make check-abi
+stage "API reference: make check-docs (doxygen, no warning allowed)"
+make check-docs
 stage "fuzz targets (bounded)"
 "$ROOT/scripts/fuzz.sh" "${FUZZ_SECONDS:-20}"
 stage "make check-valgrind"

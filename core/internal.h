@@ -195,11 +195,21 @@ struct trd_device {
     char *open_error;
 };
 
+/* One place the loader looked for driver modules (trd_runtime_driver_search). */
+struct trd_search {
+    char *path;
+    char *origin;
+    char *problem;     /* NULL when it could be searched */
+    uint32_t modules;  /* module files found there and tried */
+};
+
 struct trd_runtime {
     trd_config_t *config;
     int own_config;
     struct trd_driver **drivers;
     uint32_t ndrivers;
+    struct trd_search *searched;
+    uint32_t nsearched;
     trd_device_t **devices;
     uint32_t ndevices;
     char *cache_dir;       /* JIT cache, or NULL when disabled */
@@ -231,6 +241,7 @@ struct trd_buffer {
 trd_status_t trd_device_handle(trd_device_t *dev, void **handle);
 trd_status_t trd_runtime_load_drivers(trd_runtime_t *rt, const char *path_list, uint32_t flags);
 void trd_driver_unload(struct trd_driver *drv);
+void trd_runtime_searched_free(trd_runtime_t *rt);
 int trd_device_is_gpu(const trd_device_t *dev);
 /* Device selector matching (trd_runtime_device_find's syntax): 1, 0, or -1 when malformed. */
 int trd_props_match(const trd_device_props_t *props, const char *selector);

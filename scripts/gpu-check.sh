@@ -6,7 +6,8 @@
 # included), the demo, the CLI, the benchmark and the Python suite, writes the
 # logs to $OUT (or .device/out), and prints a summary table last.
 #
-#   scripts/gpu-check.sh [STEP...]     steps: tests demo cli bench python xla perf (default: all but perf)
+#   scripts/gpu-check.sh [STEP...]     steps: tests demo cli bench bench-cli python xla perf (default: all but
+#                                      bench-cli, which bench includes, and perf)
 #
 # perf (a few minutes): bench_graph, bench_host, first_call, bench_kernels, matmul_spec and bench_xla --ncu,
 # each under its own time limit; the tables land in $OUT/perf.log (bench/NOTES.md says what they mean).
@@ -69,9 +70,12 @@ for s in $STEPS; do
         step "vadd_demo" demo.log bash -c "cd '$BUILD' && ./examples/vadd_demo examples/add_kernel.trdb 10000000" ;;
     cli)
         step "trident devices+drivers" cli.log bash -c "cd '$BUILD' && ./tools/trident devices && ./tools/trident drivers && ./tools/trident devices --json"
-        step "trident run (cubin)" cli_run.log bash -c "cd '$BUILD' && ./tools/trident run examples/add_kernel.trdb -g 1000 buf:1024000:rand buf:1024000:seq buf:1024000 1024000 -r 100 -p 4" ;;
+        step "trident run (cubin)" cli_run.log bash -c "cd '$BUILD' && ./tools/trident run examples/add_kernel.trdb -g 1000 buf:1024000:rand buf:1024000:seq buf:1024000 1024000 -r 100 -p 4 --check 'out_ptr==x_ptr+y_ptr'"
+        step "trident devices -v, drivers -v" cli_detail.log bash -c "cd '$BUILD' && ./tools/trident devices -v && ./tools/trident drivers -v" ;;
     bench)
         [ -x "$BUILD/bench/bench_cuda" ] && step "bench_cuda" bench_cuda.log bash -c "cd '$BUILD' && ./bench/bench_cuda" ;;
+    bench-cli) # only bench_cuda's trident run rows (the CLI's median vs raw cuLaunchKernel timed alike)
+        [ -x "$BUILD/bench/bench_cuda" ] && step "bench_cuda --only cli" bench_cuda.log bash -c "cd '$BUILD' && ./bench/bench_cuda --only cli" ;;
     python)
         if [ -d "$ROOT/python/tests" ] && [ -f "$BUILD/core/.libs/libtrident.so.1" ]; then
             step "python tests (CUDA)" python.log bash -c "cd '$ROOT/python' && python3 -m pytest -q -rs tests"

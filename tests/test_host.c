@@ -14,6 +14,8 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include "tests/testutil.h"
@@ -616,6 +618,83 @@ START_TEST(failed_launch_reported)
     trd_stream_destroy(s);
     trd_buffer_free(bx);
     trd_buffer_free(bo);
+/* ------------------------------------------------------------------ faults */
+
+#define GATHER_SIG "x:*fp32,idx:*i64,out:*fp32,n:i32"
+#define GATHER_BLOCK 256 /* examples/host/gather_kernel.c */
+
+/* gather_kernel over n elements with x = i + 0.5 and idx a random map into x, except the indices at `bad` (count
+ * nbad), which point 2^40 elements past x; returns the launch's status (the synchronize's with a stream), and
+ * when it succeeded the number of output elements that differ from x[idx[i]] in *wrong. No Check calls: the
+ * child processes below use it too. */
+static trd_status_t gather(trd_kernel_t *k, trd_device_t *dev, trd_stream_t *s, int n, const int *bad, int nbad,
+                           int *wrong)
+{
+    float *x = malloc(n * 4), *out = malloc(n * 4);
+    int64_t *idx = malloc(n * 8);
+    uint64_t seed = 99;
+    for (int i = 0; i < n; i++) {
+        x[i] = (float)i + 0.5f;
+        idx[i] = (int64_t)(tu_rand(&seed) % (uint64_t)n);
+    }
+    for (int i = 0; i < nbad; i++)
+        idx[bad[i]] = (int64_t)1 << 40;
+    trd_buffer_t *bx = NULL, *bi = NULL, *bo = NULL;
+    trd_status_t st;
+    if ((st = trd_buffer_alloc(dev, n * 4, &bx)) == TRD_OK && (st = trd_buffer_alloc(dev, n * 8, &bi)) == TRD_OK &&
+        (st = trd_buffer_alloc(dev, n * 4, &bo)) == TRD_OK && (st = trd_buffer_write(bx, 0, x, n * 4, NULL)) == TRD_OK &&
+        (st = trd_buffer_write(bi, 0, idx, n * 8, NULL)) == TRD_OK &&
+        (st = trd_buffer_fill(bo, 0, n * 4, 0, NULL)) == TRD_OK) {
+        trd_arg_t a[4] = {trd_arg_buffer(bx), trd_arg_buffer(bi), trd_arg_buffer(bo), trd_arg_int(n)};
+        trd_launch_t l = {.struct_size = sizeof l, .grid = {(uint32_t)(n + GATHER_BLOCK - 1) / GATHER_BLOCK, 1, 1},
+                          .num_args = 4, .args = a, .stream = s, .device = s ? NULL : dev};
+        st = trd_kernel_launch(k, &l);
+        if (st == TRD_OK && s)
+            st = trd_stream_synchronize(s);
+        if (st == TRD_OK && (st = trd_buffer_read(bo, 0, out, n * 4, NULL)) == TRD_OK) {
+            *wrong = 0;
+            for (int i = 0; i < n; i++)
+                *wrong += out[i] != x[idx[i]];
+        }
+    }
+    trd_buffer_free(bx);
+    trd_buffer_free(bi);
+    trd_buffer_free(bo);
+    free(x);
+    free(idx);
+    free(out);
+    return st;
+}
+
+/* A kernel that reads outside its buffers fails its launch with a message naming the kernel, the program, the
+ * signal and the likely cause (it used to kill the process with SIGSEGV); the worker threads keep catching faults
+ * (each one's signal unblocked again) and the next launches compute every element right. */
+START_TEST(faulting_kernel_fails_its_launch)
+{
+    trd_kernel_t *k = host_kernel("gather_kernel", GATHER_SIG, NULL);
+    const int n = 64 * GATHER_BLOCK;
+    int bad[] = {3 * GATHER_BLOCK + 7}, wrong = -1;
+    TU_FAILS(gather(k, host, NULL, n, bad, 1, &wrong), TRD_ERR_DEVICE,
+             "launching kernel 'gather_kernel' on host:0: program (3,0,0) of the 64x1x1 grid faulted (SIGSEGV");
+    ck_assert_ptr_nonnull(strstr(trd_error_message(), "a buffer may be smaller than the grid"));
+    /* every program faults, on every worker, many times over */
+    int all[64];
+    for (int i = 0; i < 64; i++)
+        all[i] = i * GATHER_BLOCK;
+    for (int r = 0; r < 20; r++)
+        TU_FAILS(gather(k, host, NULL, n, all, 64, &wrong), TRD_ERR_DEVICE, "faulted (SIGSEGV");
+    TU_OK(gather(k, host, NULL, n, NULL, 0, &wrong));
+    ck_assert_int_eq(wrong, 0);
+    /* queued on a stream: reported by the synchronize, once; the stream then runs what comes next */
+    trd_stream_t *s;
+    TU_OK(trd_stream_create(host, &s));
+    TU_FAILS(gather(k, host, s, n, all, 64, &wrong), TRD_ERR_DEVICE,
+             "a queued launch of kernel 'gather_kernel' on host:0 failed: program (");
+    TU_OK(trd_stream_synchronize(s));
+    wrong = -1;
+    TU_OK(gather(k, host, s, n, NULL, 0, &wrong));
+    ck_assert_int_eq(wrong, 0);
+    trd_stream_destroy(s);
     trd_kernel_destroy(k);
 }
 END_TEST
@@ -691,6 +770,103 @@ START_TEST(kernel_files)
     else
         unsetenv("TMPDIR");
     free(saved);
+static const char *self_path(void)
+{
+    static char path[4096];
+    ssize_t len = readlink("/proc/self/exe", path, sizeof path - 1);
+    ck_assert_int_gt(len, 0);
+    path[len] = '\0';
+    return path;
+}
+
+/* Runs this program again with `mode` as its argument, in a fresh process (nothing installed yet); its output
+ * (stdout and stderr) into out; returns its wait status. */
+static int run_self(const char *mode, char *out, size_t cap)
+{
+    const char *self = self_path();
+    int fds[2];
+    ck_assert_int_eq(pipe(fds), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        dup2(fds[1], 1);
+        dup2(fds[1], 2);
+        close(fds[0]);
+        close(fds[1]);
+        execl(self, self, mode, (char *)NULL);
+        _exit(127);
+    }
+    close(fds[1]);
+    size_t n = 0;
+    ssize_t r;
+    while (n + 1 < cap && (r = read(fds[0], out + n, cap - 1 - n)) > 0)
+        n += (size_t)r;
+    out[n] = '\0';
+    close(fds[0]);
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    return status;
+}
+
+static void user_handler(int sig)
+{
+    (void)sig;
+    static const char msg[] = "the program's own handler\n";
+    ssize_t w = write(1, msg, sizeof msg - 1);
+    (void)w;
+    _exit(42);
+}
+
+/* The child modes: "--chain": the program's own SIGSEGV handler, installed first, still gets the faults raised
+ * outside kernels; "--uncaught": with [driver.host] catch_faults = false, a kernel's fault kills the process. */
+static int fault_child(const char *mode)
+{
+    int chain = strcmp(mode, "--chain") == 0;
+    if (chain) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = user_handler;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGSEGV, &sa, NULL);
+    }
+    trd_config_t *c = NULL;
+    trd_runtime_t *r = NULL;
+    trd_device_t *dev;
+    trd_kernel_t *k;
+    trd_kernel_desc_t d = {.struct_size = sizeof d, .path = tu_host_kernel("gather_kernel"), .name = "gather_kernel",
+                           .signature = GATHER_SIG};
+    if (trd_config_create(0, &c) != TRD_OK ||
+        (!chain && trd_config_load_string(c, "[driver.host]\ncatch_faults = false\n", "test.ini") != TRD_OK))
+        return 3;
+    trd_runtime_desc_t rd = {.struct_size = sizeof rd, .config = c};
+    if (trd_runtime_create(&rd, &r) != TRD_OK || trd_runtime_device_find(r, "host:0", &dev) != TRD_OK ||
+        trd_kernel_create(r, &d, &k) != TRD_OK) {
+        printf("%s\n", trd_error_message());
+        return 3;
+    }
+    int bad[] = {5}, wrong;
+    trd_status_t st = gather(k, dev, NULL, GATHER_BLOCK, bad, 1, &wrong);
+    printf("kernel fault: %s\n", st == TRD_ERR_DEVICE && strstr(trd_error_message(), "faulted (SIGSEGV") ? "caught"
+                                                                                                          : "missed");
+    fflush(stdout);
+    volatile uintptr_t where = 8;
+    *(volatile int *)where = 1; /* a fault outside any kernel */
+    printf("not reached\n");
+    return 0;
+}
+
+START_TEST(faults_outside_kernels_pass_on)
+{
+    static char out[1 << 16];
+    int st = run_self("--chain", out, sizeof out);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 42, "status %d: %s", st, out);
+    ck_assert_msg(strstr(out, "kernel fault: caught\nthe program's own handler\n"), "%s", out);
+    st = run_self("--uncaught", out, sizeof out);
+    /* killed by the signal, or (a sanitized build) by the sanitizer's report of it */
+    ck_assert_msg((WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV) || strstr(out, "SEGV on unknown address"),
+                  "status %d: %s", st, out);
+    ck_assert_msg(!strstr(out, "kernel fault:"), "%s", out);
 }
 END_TEST
 
@@ -716,10 +892,18 @@ static Suite *suite(void)
     tcase_add_test(t, failed_launch_reported);
     tcase_add_test(t, kernel_files);
     suite_add_tcase(s, t);
+    TCase *f = tcase_create("faults");
+    tcase_add_checked_fixture(f, setup, teardown);
+    tcase_set_timeout(f, 300);
+    tcase_add_test(f, faulting_kernel_fails_its_launch);
+    tcase_add_test(f, faults_outside_kernels_pass_on);
+    suite_add_tcase(s, f);
     return s;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc == 2)
+        return fault_child(argv[1]);
     return tu_run(suite());
 }

@@ -213,6 +213,13 @@ TRD_API void trd_driver_log(int32_t level, const char *fmt, ...)
 #endif
     ;
 
+/* What every driver says of a kernel that faulted on a memory access (the
+ * host's SIGSEGV, CUDA's and HIP's illegal address, Level Zero's lost
+ * device), after naming the kernel and the vendor's error. */
+#define TRD_DRIVER_FAULT_HINT                                                        \
+    "the kernel read or wrote outside its buffers: a buffer may be smaller than "   \
+    "the grid and the sizes given make the kernel use, or a pointer argument null"
+
 #if defined(__GNUC__)
 #define TRD_DRIVER_EXPORT __attribute__((visibility("default")))
 #else

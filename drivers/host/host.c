@@ -58,6 +58,8 @@ static trd_status_t host_init(const trd_driver_init_args_t *args, void **out)
         d->ndevices = (uint32_t)strtoul(v, NULL, 10); /* validated by the option table */
     if (args->config_get && (v = args->config_get(args->config_ctx, "threads")) && strtoul(v, NULL, 10) > 0)
         d->threads = (uint32_t)strtoul(v, NULL, 10);
+    d->catch_faults = !(args->config_get && (v = args->config_get(args->config_ctx, "catch_faults")) &&
+                        strcmp(v, "false") == 0);
     read_cpuinfo(d);
     struct utsname u;
     snprintf(d->arch, sizeof d->arch, "%.31s", uname(&u) == 0 ? u.machine : "unknown");
@@ -267,6 +269,10 @@ static trd_status_t host_module_load(void *device, const trd_driver_module_desc_
     atomic_init(&m->refs, 1);
     snprintf(m->label, sizeof m->label, "%s", d->label);
     m->num_params = d->num_params;
+    m->catch_faults = m->dev->drv->catch_faults && host_fault_install();
+    if (m->dev->drv->catch_faults && !m->catch_faults)
+        trd_driver_log(TRD_LOG_WARN, "host: cannot install the fault handlers: a fault of %s kills the process",
+                       m->label);
     int32_t dbg = 0;
     int64_t grain = 0;
     if (trd_options_get_bool(d->options, "debug", &dbg) == TRD_OK)
@@ -322,6 +328,8 @@ trd_status_t host_execute(struct host_module *m, const uint32_t grid[3], void *c
         job.grain = 1;
     atomic_init(&job.next, 0);
     atomic_init(&job.done, 0);
+    atomic_init(&job.fault.sig, 0);
+    job.catch_faults = m->catch_faults;
     /* Scratch: one slice per program, from the device's arena (reused). */
     job.gstride = m->gs_size ? align_up(m->gs_size, m->gs_align) : 0;
     job.pstride = m->ps_size ? align_up(m->ps_size, m->ps_align) : 0;
@@ -357,6 +365,8 @@ trd_status_t host_execute(struct host_module *m, const uint32_t grid[3], void *c
     job.pscratch = pscratch ? pscratch : (job.pstride ? pool->scratch + align_up(need_g, 64) : NULL);
     host_pool_run(pool, &job);
     pthread_mutex_unlock(&pool->submit);
+    if (atomic_load_explicit(&job.fault.sig, memory_order_relaxed))
+        return host_fault_error(&job.fault, grid);
     return TRD_OK;
 }
 

@@ -10,6 +10,8 @@
 #include <trident/driver.h>
 #include <trident/host_kernel.h>
 
+#include "drivers/host/fault.h"
+
 /* One launch being run by a pool. Lives on the submitter's stack. */
 struct host_job {
     trd_host_kernel_fn *fn;
@@ -23,6 +25,8 @@ struct host_job {
     uint64_t pstride;
     atomic_uint_fast64_t next;
     atomic_uint_fast64_t done;
+    struct host_fault fault;  /* the first program that faulted; the others are skipped */
+    int catch_faults;         /* [driver.host] catch_faults */
 };
 
 /* A device's worker threads; the submitting thread works too. */
@@ -50,6 +54,7 @@ void host_pool_run(struct host_pool *p, struct host_job *job);
 struct host_driver {
     uint32_t ndevices;
     uint32_t threads;       /* per device */
+    int catch_faults;       /* a kernel's fault fails its launch (fault.h); else it kills the process */
     char cpu_name[128];
     char vendor[64];
     char arch[32];
@@ -78,6 +83,7 @@ struct host_module {
     atomic_uint refs;
     uint32_t num_params;
     int sequential;         /* the debug option */
+    int catch_faults;       /* the driver's, once the handlers are installed */
     uint64_t grain;
     uint64_t gs_size, gs_align, ps_size, ps_align;
     char label[128];        /* "kernel 'add_kernel'", for messages */

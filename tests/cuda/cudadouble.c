@@ -262,7 +262,8 @@ CD_EXPORT const char *cudadouble_violation(unsigned index)
 static const char *const error_names[][2] = {
     {"0", "CUDA_SUCCESS"}, {"1", "CUDA_ERROR_INVALID_VALUE"}, {"2", "CUDA_ERROR_OUT_OF_MEMORY"},
     {"3", "CUDA_ERROR_NOT_INITIALIZED"}, {"100", "CUDA_ERROR_NO_DEVICE"}, {"201", "CUDA_ERROR_INVALID_CONTEXT"},
-    {"400", "CUDA_ERROR_INVALID_HANDLE"}, {"801", "CUDA_ERROR_NOT_SUPPORTED"},
+    {"400", "CUDA_ERROR_INVALID_HANDLE"}, {"700", "CUDA_ERROR_ILLEGAL_ADDRESS"}, {"710", "CUDA_ERROR_ASSERT"},
+    {"719", "CUDA_ERROR_LAUNCH_FAILED"}, {"801", "CUDA_ERROR_NOT_SUPPORTED"},
 };
 
 CUresult CUDAAPI cuGetErrorName(CUresult error, const char **pStr)
@@ -279,7 +280,9 @@ CUresult CUDAAPI cuGetErrorName(CUresult error, const char **pStr)
 
 CUresult CUDAAPI cuGetErrorString(CUresult error, const char **pStr)
 {
-    *pStr = error == CUDA_ERROR_INVALID_VALUE ? "invalid argument" : "an error of the CUDA test double";
+    *pStr = error == CUDA_ERROR_INVALID_VALUE     ? "invalid argument"
+          : error == CUDA_ERROR_ILLEGAL_ADDRESS ? "an illegal memory access was encountered" /* libcuda's words */
+                                                : "an error of the CUDA test double";
     return CUDA_SUCCESS;
 }
 

@@ -835,7 +835,8 @@ static const struct {
     {100, "hipErrorNoDevice"}, {101, "hipErrorInvalidDevice"}, {200, "hipErrorInvalidImage"},
     {201, "hipErrorInvalidContext"}, {209, "hipErrorNoBinaryForGpu"}, {218, "hipErrorInvalidKernelFile"},
     {400, "hipErrorInvalidHandle"}, {500, "hipErrorNotFound"}, {600, "hipErrorNotReady"},
-    {701, "hipErrorLaunchOutOfResources"}, {720, "hipErrorCooperativeLaunchTooLarge"},
+    {700, "hipErrorIllegalAddress"}, {701, "hipErrorLaunchOutOfResources"}, {710, "hipErrorAssert"},
+    {719, "hipErrorLaunchFailure"}, {720, "hipErrorCooperativeLaunchTooLarge"},
     {801, "hipErrorNotSupported"}, {1054, "hipErrorInvalidClusterSize"},
 };
 

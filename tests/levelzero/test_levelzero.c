@@ -1034,6 +1034,21 @@ START_TEST(test_launch_error_mapping)
     ck_assert_msg(strstr(trd_error_message(), "launching kernel 'add_kernel' on levelzero:0"), "%s",
                   trd_error_message());
     ck_assert_msg(strstr(trd_error_message(), "(7, 1, 1) groups of 128"), "%s", trd_error_message());
+    /* a lost device (what a kernel's page fault causes) says so, here and at a synchronize */
+    ck_assert_msg(strstr(trd_error_message(), "; the device was lost, as when a kernel faults: the kernel read or "
+                                              "wrote outside its buffers"), "%s", trd_error_message());
+    unsetenv("TRDTEST_ZE_FAIL");
+    trd_stream_t *s;
+    TU_OK(trd_stream_create(dev, &s));
+    l.device = NULL;
+    l.stream = s;
+    TU_OK(trd_kernel_launch(k, &l));
+    setenv("TRDTEST_ZE_FAIL", "zeEventHostSynchronize:0x70000001", 1);
+    TU_FAILS(trd_stream_synchronize(s), TRD_ERR_DEVICE,
+             "synchronizing a stream of levelzero:0: zeEventHostSynchronize failed: ZE_RESULT_ERROR_DEVICE_LOST "
+             "(0x70000001); the device was lost, as when a kernel faults: the kernel read or wrote outside its buffers");
+    unsetenv("TRDTEST_ZE_FAIL");
+    trd_stream_destroy(s);
     trd_kernel_destroy(k);
     finish(rt);
 }

@@ -794,6 +794,9 @@ static ze_result_t zt_event_sync(ze_event_handle_t h, uint64_t timeout)
 {
     LOCK();
     CHECK_HANDLE(h, M_EVENT);
+    ze_result_t r = inject("zeEventHostSynchronize"); /* a kernel's page fault: ZE_RESULT_ERROR_DEVICE_LOST */
+    if (r)
+        RETURN(r);
     if (((struct zt_event *)h)->signaled) {
         seen_complete(((struct zt_event *)h)->signal);
         RETURN(ZE_RESULT_SUCCESS);
