@@ -618,6 +618,10 @@ START_TEST(failed_launch_reported)
     trd_stream_destroy(s);
     trd_buffer_free(bx);
     trd_buffer_free(bo);
+    trd_kernel_destroy(k);
+}
+END_TEST
+
 /* ------------------------------------------------------------------ faults */
 
 #define GATHER_SIG "x:*fp32,idx:*i64,out:*fp32,n:i32"
@@ -770,6 +774,9 @@ START_TEST(kernel_files)
     else
         unsetenv("TMPDIR");
     free(saved);
+}
+END_TEST
+
 static const char *self_path(void)
 {
     static char path[4096];

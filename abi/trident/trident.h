@@ -412,9 +412,10 @@ TRD_API void trd_runtime_destroy(trd_runtime_t *runtime);
 TRD_API trd_status_t trd_runtime_shared(trd_runtime_t **out);
 /** The runtime's configuration (its own or the borrowed one); valid while the runtime lives. */
 TRD_API trd_status_t trd_runtime_config(trd_runtime_t *runtime, const trd_config_t **config);
-/* The directory of trident's disk caches: [runtime] cache_dir, else $XDG_CACHE_HOME/trident, else
+/** The directory of trident's disk caches: [runtime] cache_dir, else $XDG_CACHE_HOME/trident, else
  * ~/.cache/trident (the JIT cache uses it when jit_cache is on; trident.jax keeps compiled kernels and
- * autotuning choices there). NOT_FOUND when there is none. Since 1.1. */
+ * autotuning choices there). *dir is the runtime's and lives as long as it; TRD_ERR_NOT_FOUND when there is
+ * none (no HOME, no XDG_CACHE_HOME), *dir untouched. Any thread. Since TRIDENT_1.1. */
 TRD_API trd_status_t trd_runtime_cache_dir(trd_runtime_t *runtime, const char **dir);
 
 /* ----------------------------------------------------------------- drivers */
