@@ -41,7 +41,7 @@ from .. import version as trident_version
 from . import cache as _cache
 from .dtypes import triton_dtype as _triton_dtype
 # the targets' names, for the layers above that reach them through this module
-from .platforms import CompileError, Target, override, platform_targets  # noqa: F401
+from .platforms import CompileError, CpuKernels, Target, cpu_choice, override, platform_targets  # noqa: F401
 
 try:  # Gluon (Triton >= 3.4)
     from triton.experimental.gluon._runtime import GluonASTSource, GluonJITFunction
@@ -58,6 +58,10 @@ if TRITON_RELEASE < (3, 6):
 # the binary formats of a compiled kernel, best first, per Triton backend
 _IMAGES = {"cuda": ("cubin", "ptx"), "hip": ("hsaco",), "xpu": ("zebin", "spv")}
 _FORMAT_OF_EXT = {"cubin": "cubin", "ptx": "ptx", "hsaco": "hsaco", "spv": "spirv", "zebin": "zebin"}
+
+# held while Triton's code generator uses triton.language, and while its interpreter (interpret.py) has patched
+# triton.language's builtins with its own, process-wide: the two must not overlap
+LANGUAGE_LOCK = threading.RLock()
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -226,6 +230,19 @@ class ArgArray:
 
     def __repr__(self) -> str:
         return f"ArgArray(*{self.dtype})"
+
+
+class BinderDtype(tl.dtype):
+    """A Triton dtype with torch's is_floating_point, which Triton's TensorDescriptor checks for padding="nan"."""
+
+    @property
+    def is_floating_point(self) -> bool:
+        return self.is_floating()
+
+
+def binder_dtype(t: str) -> BinderDtype:
+    """The tl.dtype of a Triton type name ("fp32", "i32"): tl.dtype names integers "int32", "uint8", "int1"."""
+    return BinderDtype(("int" if t[0] == "i" else "uint") + t[1:] if t[0] in "iu" else t)
 
 
 def triton_dtype(dtype: Any) -> str:
@@ -439,7 +456,8 @@ def compile_for(fn: Any, t: Target, spec: Specialization, options: dict[str, Any
             pass  # a damaged entry: compile again
     src_cls = GluonASTSource if is_gluon(fn) else triton.compiler.ASTSource
     src = src_cls(fn, signature, constexprs, attrs)
-    ck = triton.compile(src, target=t.gpu_target(), options=dict(options))
+    with LANGUAGE_LOCK:
+        ck = triton.compile(src, target=t.gpu_target(), options=dict(options))
     _dump(fn, key, ck)
     json_path = next(p for n, p in ck.metadata_group.items() if n.endswith(".json") and not n.startswith("__grp"))
     with open(json_path) as f:
