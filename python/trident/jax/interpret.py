@@ -52,6 +52,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 import triton
+import triton.language as tl
 from triton.runtime import interpreter as _ti
 from triton.runtime.jit import JITFunction
 from triton.tools.tensor_descriptor import TensorDescriptor as _TritonTD
@@ -242,27 +243,55 @@ def _interpreted(jf: Any) -> Any:
     return f
 
 
+class _Scope:
+    """Attributes set for a run and put back after it (an instance attribute over a class's method is
+    removed again)."""
+
+    def __init__(self) -> None:
+        self.undo: list = []
+
+    def set(self, obj: Any, name: str, value: Any) -> None:
+        own = vars(obj)
+        self.undo.append((obj, name, name in own, own.get(name)))
+        setattr(obj, name, value)
+
+    def restore(self) -> None:
+        while self.undo:
+            obj, name, had, old = self.undo.pop()
+            if had:
+                setattr(obj, name, old)
+            else:
+                delattr(obj, name)
+
+
 def _interpret(plan: Plan, kwargs: dict, bounds: "_Bounds") -> None:
     builder = _ti.interpreter_builder
     fn = _interpreted(plan.fn).rewrite()          # before the language is patched
-    scopes: list = []
+    lang: list = []                               # the interpreter's patches of triton.language, in order
     patched: set = set()
 
     def patch(f: Any) -> None:
         if id(f.__globals__) not in patched:
             patched.add(id(f.__globals__))
-            scopes.append(_ti._patch_lang(f))
+            scope = _ti._patch_lang(f)
+            # Triton 3.6 .. 3.8 take a scalar's index with int() of its 1-element array, which NumPy 2.4 refuses
+            scope.set_attr(tl.core.tensor, "__index__", lambda self: int(self.handle.data.item()))
+            lang.append(scope)
 
     def call_helper(jf: Any, *args: Any, **kw: Any) -> Any:
         patch(jf.fn)
         return _interpreted(jf).rewrite()(*args, **kw)
 
-    saved_call, saved_options = JITFunction.__call__, builder.options
+    ours = _Scope()
     try:
         patch(fn)
-        JITFunction.__call__ = call_helper
-        builder.options = dataclasses.replace(saved_options, debug=plan.debug)
-        bounds.install(builder)
+        ours.set(JITFunction, "__call__", call_helper)
+        # debug turns tl.device_assert on, and the overflow checks, which without it only cost time
+        fields = {f.name for f in dataclasses.fields(builder.options)}
+        ours.set(builder, "options", dataclasses.replace(builder.options, debug=plan.debug, **(
+            {"sanitize_overflow": plan.debug} if "sanitize_overflow" in fields else {})))
+        bounds.install(builder, ours)
+        _Bf16.install(builder, ours)
         args = {n: v if n in plan.constexprs else _ti._implicit_cvt(v) for n, v in kwargs.items()}
         gx, gy, gz = plan.grid
         builder.set_grid_dim(gx, gy, gz)
@@ -274,11 +303,9 @@ def _interpret(plan: Plan, kwargs: dict, bounds: "_Bounds") -> None:
     except Exception as e:
         raise _failure(plan, builder, e) from None
     finally:
-        bounds.remove(builder)
-        builder.options = saved_options
-        JITFunction.__call__ = saved_call
-        for s in reversed(scopes):
-            s.restore()
+        ours.restore()
+        for scope in reversed(lang):
+            scope.restore()
 
 
 class _Fault(Exception):
@@ -320,20 +347,12 @@ class _Bounds:
         self.hi = np.array([r[1] for r in regions], dtype=np.uint64)
         self.writable = np.array([r[3] for r in regions], dtype=bool)
         self.labels = [r[2] for r in regions]
-        self.installed: list[str] = []
 
-    def install(self, builder: Any) -> None:
+    def install(self, builder: Any, scope: _Scope) -> None:
         for name, (what, p, m, writes) in self._ACCESSES.items():
             original = getattr(builder, name, None)
-            if original is None:
-                continue
-            setattr(builder, name, self._checked(original, what, p, m, writes))
-            self.installed.append(name)
-
-    def remove(self, builder: Any) -> None:
-        for name in self.installed:
-            builder.__dict__.pop(name, None)
-        self.installed.clear()
+            if original is not None:
+                scope.set(builder, name, self._checked(original, what, p, m, writes))
 
     def _checked(self, original: Any, what: str, p: int, m: Optional[int], writes: bool) -> Any:
         def access(*args: Any, **kwargs: Any) -> Any:
@@ -375,3 +394,96 @@ class _Bounds:
         if past < 0:   # the element starts inside but runs past the end
             return f"its last bytes past the end of {self.labels[i]}"
         return f"{past} bytes past the end of {self.labels[i]}"
+
+
+class _Bf16:
+    """Triton's interpreter keeps bfloat16 values as their 16 bits (uint16) and, but for conversions to and from
+    float32, computes on those bits as integers. For a run, the builder's arithmetic, conversions, dot, fma and
+    the reductions and scans compute bfloat16 operands in float32 and round float results back to bfloat16 (to
+    nearest, ties to even), as compiled kernels compute bf16 values."""
+
+    @staticmethod
+    def is_bf16(h: Any) -> bool:
+        return getattr(getattr(h, "dtype", None), "scalar", None) == tl.bfloat16 and h.data.dtype == np.uint16
+
+    @staticmethod
+    def widen(h: Any) -> Any:
+        if not _Bf16.is_bf16(h):
+            return h
+        return _ti.TensorHandle((h.data.astype(np.uint32) << 16).view(np.float32), tl.float32)
+
+    @staticmethod
+    def narrow(h: Any) -> Any:
+        """A float32 result as bfloat16 bits; other results as they are."""
+        if h.data.dtype != np.float32:
+            return h
+        bits = h.data.view(np.uint32)
+        rounded = ((bits + np.uint32(0x7FFF) + ((bits >> 16) & np.uint32(1))) >> 16).astype(np.uint16)
+        return _ti.TensorHandle(np.where(np.isnan(h.data), np.uint16(0x7FC0), rounded), tl.bfloat16)
+
+    @classmethod
+    def install(cls, builder: Any, scope: _Scope) -> None:
+        def wrap(name: str, n: int, back: Any) -> None:
+            """Method `name`: its first n arguments widened when any is bf16; the result narrowed when back()."""
+            original = getattr(builder, name, None)
+            if original is None:
+                return
+
+            def op(*args: Any, **kw: Any) -> Any:
+                if not any(cls.is_bf16(a) for a in args[:n]):
+                    return original(*args, **kw)
+                out = original(*[cls.widen(a) for a in args[:n]], *args[n:], **kw)
+                return cls.narrow(out) if back(args) else out
+            scope.set(builder, name, op)
+
+        wrap("binary_op", 2, lambda a: True)
+        wrap("unary_op", 1, lambda a: True)
+        wrap("create_rsqrt", 1, lambda a: True)
+        wrap("create_erf", 1, lambda a: True)
+        wrap("create_fma", 3, lambda a: cls.is_bf16(a[2]))
+        wrap("create_dot", 3, lambda a: cls.is_bf16(a[2]))
+        original_ternary = builder.ternary_op
+
+        def ternary(lhs: Any, rhs: Any, other: Any, op: Any) -> Any:
+            if op is np.where or not any(cls.is_bf16(h) for h in (lhs, rhs, other)):   # a select moves bits
+                return original_ternary(lhs, rhs, other, op)
+            return cls.narrow(original_ternary(cls.widen(lhs), cls.widen(rhs), cls.widen(other), op))
+        scope.set(builder, "ternary_op", ternary)
+        original_cast = builder.cast_impl
+
+        def cast(src: Any, dst_type: Any) -> Any:
+            to_bf16 = dst_type.scalar == tl.bfloat16
+            if cls.is_bf16(src) and not to_bf16:
+                return original_cast(cls.widen(src), dst_type)
+            if to_bf16 and not cls.is_bf16(src):   # the interpreter's float32 -> bf16 truncates; compiled code rounds
+                return cls.narrow(src if src.data.dtype == np.float32 else original_cast(src, tl.float32))
+            return original_cast(src, dst_type)
+        scope.set(builder, "cast_impl", cast)
+        if not hasattr(builder, "get_bf16"):   # Triton 3.6's interpreter has no bf16 constants
+            scope.set(builder, "get_bf16", lambda value: cls.narrow(builder.get_fp32(value)))
+        apply = _ti.ReduceScanOpInterface.apply
+
+        def reduce_or_scan(self: Any, input: Any) -> Any:
+            single = not isinstance(input, tuple)
+            inputs = (input,) if single else input
+            wide = [cls._widen_tensor(t) for t in inputs]
+            if all(w is t for w, t in zip(wide, inputs)):
+                return apply(self, input)
+            out = apply(self, tuple(wide))
+            out = tuple(cls._narrow_tensor(o) if w is not t else o for o, w, t in zip(out, wide, inputs))
+            return out[0] if single else out
+        scope.set(_ti.ReduceScanOpInterface, "apply", reduce_or_scan)
+
+    @classmethod
+    def _widen_tensor(cls, t: Any) -> Any:
+        if not isinstance(t, tl.core.tensor) or not cls.is_bf16(t.handle):
+            return t
+        ty = t.type.with_element_ty(tl.float32) if isinstance(t.type, tl.block_type) else tl.float32
+        return tl.core.tensor(cls.widen(t.handle), ty)
+
+    @classmethod
+    def _narrow_tensor(cls, t: Any) -> Any:
+        if not isinstance(t, tl.core.tensor) or t.handle.data.dtype != np.float32:
+            return t
+        ty = t.type.with_element_ty(tl.bfloat16) if isinstance(t.type, tl.block_type) else tl.bfloat16
+        return tl.core.tensor(cls.narrow(t.handle), ty)
