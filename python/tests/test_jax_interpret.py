@@ -102,7 +102,8 @@ def test_device_asserts_run_with_debug_as_on_a_gpu():
     # without debug, tl.device_assert is compiled out: the kernel runs
     np.testing.assert_array_equal(jt.triton_call(x, kernel=asserting_kernel, out_shape=x, grid=1, BLOCK=16), x)
     with pytest.raises(jax.errors.JaxRuntimeError, match=r"kernel 'asserting_kernel' \(Triton's interpreter\), program "
-                                                         r"\(0, 0, 0\) at .*test_jax_interpret.py:\d+: .*x below 100"):
+                                                         r"\(0, 0, 0\) at .*test_jax_interpret.py:\d+: tl.device_assert failed: "
+                                                         r"x below 100"):
         jax.block_until_ready(jt.triton_call(x, kernel=asserting_kernel, out_shape=x, grid=1, BLOCK=16, debug=True))
     small = rand((16,), seed=3)
     np.testing.assert_array_equal(jt.triton_call(small, kernel=asserting_kernel, out_shape=small, grid=1, BLOCK=16,
@@ -218,6 +219,28 @@ def test_bfloat16_arithmetic_reductions_and_dot():
     np.testing.assert_array_equal(s, want.astype(jnp.bfloat16))
     np.testing.assert_array_equal(m, jnp.max(x, axis=1))
     np.testing.assert_allclose(d, xf @ yf, rtol=1e-5, atol=1e-5)
+
+
+@triton.jit
+def histogram_kernel(x_ptr, counts_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.atomic_add(counts_ptr + tl.load(x_ptr + offs, mask=m, other=0), tl.full([BLOCK], 1, counts_ptr.dtype.element_ty),
+                  mask=m)
+
+
+def test_atomics_into_a_zeroed_output_and_bf16_atomics_refused():
+    x = jax.random.randint(jax.random.key(5), (1000,), 0, 37, jnp.int32)
+    counts = jt.triton_call(x, kernel=histogram_kernel, out_shape=jax.ShapeDtypeStruct((37,), jnp.int32),
+                            grid=(8,), n=1000, BLOCK=128, zeroed_outputs=(1,))
+    np.testing.assert_array_equal(counts, np.bincount(np.asarray(x), minlength=37))
+    with pytest.raises(jax.errors.JaxRuntimeError, match="kernel 'histogram_kernel'.*a bfloat16 atomic"):
+        jax.block_until_ready(jt.triton_call(x, kernel=histogram_kernel, grid=(8,), n=1000, BLOCK=128,
+                                             out_shape=jax.ShapeDtypeStruct((37,), jnp.bfloat16), zeroed_outputs=(1,)))
+    with pytest.raises(jax.errors.JaxRuntimeError, match="an atomic of 4-byte elements at 0x[0-9a-f]+, outside every "
+                                                         "buffer.*past the end of 'counts_ptr' \\(output 0"):
+        jax.block_until_ready(jt.triton_call(x, kernel=histogram_kernel, grid=(8,), n=1000, BLOCK=128,
+                                             out_shape=jax.ShapeDtypeStruct((30,), jnp.int32), zeroed_outputs=(1,)))
 
 
 # ------------------------------------------------ buffers, language, threads

@@ -291,6 +291,7 @@ def _interpret(plan: Plan, kwargs: dict, bounds: "_Bounds") -> None:
         ours.set(builder, "options", dataclasses.replace(builder.options, debug=plan.debug, **(
             {"sanitize_overflow": plan.debug} if "sanitize_overflow" in fields else {})))
         bounds.install(builder, ours)
+        ours.set(builder, "create_assert", _device_assert)
         _Bf16.install(builder, ours)
         args = {n: v if n in plan.constexprs else _ti._implicit_cvt(v) for n, v in kwargs.items()}
         gx, gy, gz = plan.grid
@@ -310,6 +311,11 @@ def _interpret(plan: Plan, kwargs: dict, bounds: "_Bounds") -> None:
 
 class _Fault(Exception):
     """A fault the checks found in an interpreted kernel (an access outside its buffers, a failed assert)."""
+
+
+def _device_assert(condition: Any, message: Any, *_: Any) -> None:
+    if not np.all(condition.data):
+        raise _Fault(f"tl.device_assert failed: {message}")
 
 
 _OURS = (os.path.dirname(os.path.abspath(triton.__file__)), os.path.dirname(os.path.abspath(__file__)))
@@ -449,6 +455,8 @@ class _Bf16:
                 return original_ternary(lhs, rhs, other, op)
             return cls.narrow(original_ternary(cls.widen(lhs), cls.widen(rhs), cls.widen(other), op))
         scope.set(builder, "ternary_op", ternary)
+        for name, v in (("create_atomic_rmw", 2), ("create_atomic_cas", 2)):
+            scope.set(builder, name, cls._no_atomics(getattr(builder, name), v))
         original_cast = builder.cast_impl
 
         def cast(src: Any, dst_type: Any) -> Any:
@@ -473,6 +481,15 @@ class _Bf16:
             out = tuple(cls._narrow_tensor(o) if w is not t else o for o, w, t in zip(out, wide, inputs))
             return out[0] if single else out
         scope.set(_ti.ReduceScanOpInterface, "apply", reduce_or_scan)
+
+    @classmethod
+    def _no_atomics(cls, original: Any, v: int) -> Any:
+        def atomic(*args: Any, **kw: Any) -> Any:
+            if cls.is_bf16(args[v]):
+                raise _Fault("a bfloat16 atomic, which Triton's interpreter would compute on the values' bits: "
+                             "use float32 (or a host twin)")
+            return original(*args, **kw)
+        return atomic
 
     @classmethod
     def _widen_tensor(cls, t: Any) -> Any:
