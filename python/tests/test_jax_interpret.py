@@ -243,6 +243,25 @@ def test_atomics_into_a_zeroed_output_and_bf16_atomics_refused():
                                              out_shape=jax.ShapeDtypeStruct((30,), jnp.int32), zeroed_outputs=(1,)))
 
 
+def test_the_benchmarks_kernels_through_their_twins_and_the_interpreter(host_kernel):
+    """bench/bench_cpu.py's add and matmul: the host twins (examples/host/) and the interpreter both give jnp's
+    results (the twin wins when registered; cpu_kernels("interpreter") overrides it)."""
+    import importlib.util
+    from conftest import SRC
+    spec = importlib.util.spec_from_file_location("bench_cpu", SRC / "bench" / "bench_cpu.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    jt.host_twin(bench.add_kernel, host_kernel("add_kernel"))
+    jt.host_twin(bench.matmul_kernel, host_kernel("matmul_kernel"))
+    x, y = rand((3000,), seed=1), rand((3000,), seed=2)
+    a, b = rand((70, 40), seed=3), rand((40, 100), seed=4)
+    want = np.asarray(jnp.dot(a, b, precision=jax.lax.Precision.HIGHEST))
+    for use in ("host", "interpreter"):
+        with jt.cpu_kernels(use):
+            np.testing.assert_array_equal(jax.jit(lambda x, y: bench.add(x, y))(x, y), x + y)
+            np.testing.assert_allclose(jax.jit(lambda a, b: bench.matmul(a, b))(a, b), want, rtol=1e-5, atol=1e-4)
+
+
 # ------------------------------------------------ buffers, language, threads
 
 def test_the_kernel_updates_a_donated_buffer_in_place():
