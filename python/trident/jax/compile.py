@@ -43,7 +43,7 @@ from .. import version as trident_version
 from . import cache as _cache
 from .dtypes import triton_dtype as _triton_dtype
 # the targets' names, for the layers above that reach them through this module
-from .platforms import CompileError, Target, override, platform_targets  # noqa: F401
+from .platforms import CompileError, CpuKernels, Target, cpu_choice, override, platform_targets  # noqa: F401
 
 try:  # Gluon (Triton >= 3.4)
     from triton.experimental.gluon._runtime import GluonASTSource, GluonJITFunction
@@ -60,6 +60,57 @@ if TRITON_RELEASE < (3, 6):
 # the binary formats of a compiled kernel, best first, per Triton backend
 _IMAGES = {"cuda": ("cubin", "ptx"), "hip": ("hsaco",), "xpu": ("zebin", "spv")}
 _FORMAT_OF_EXT = {"cubin": "cubin", "ptx": "ptx", "hsaco": "hsaco", "spv": "spirv", "zebin": "zebin"}
+
+class _LanguageGate:
+    """Triton's code generator reads triton.language; its interpreter (interpret.py) patches triton.language's
+    builtins with its own, process-wide. Compilations may run side by side (autotune configs compile in threads)
+    and share the gate; an interpreted run holds it alone."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._shared = 0
+        self._exclusive: Optional[int] = None   # the holding thread
+        self._depth = 0
+
+    @contextlib.contextmanager
+    def shared(self):
+        me = threading.get_ident()
+        with self._cond:
+            if self._exclusive != me:     # (the interpreter compiles nothing; a compile inside its run is its own)
+                while self._exclusive is not None:
+                    self._cond.wait()
+                self._shared += 1
+            else:
+                me = None
+        try:
+            yield
+        finally:
+            if me is not None:
+                with self._cond:
+                    self._shared -= 1
+                    self._cond.notify_all()
+
+    @contextlib.contextmanager
+    def exclusive(self):
+        me = threading.get_ident()
+        with self._cond:
+            if self._exclusive == me:
+                self._depth += 1
+            else:
+                while self._exclusive is not None or self._shared:
+                    self._cond.wait()
+                self._exclusive, self._depth = me, 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._depth -= 1
+                if self._depth == 0:
+                    self._exclusive = None
+                    self._cond.notify_all()
+
+
+LANGUAGE = _LanguageGate()
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -228,6 +279,19 @@ class ArgArray:
 
     def __repr__(self) -> str:
         return f"ArgArray(*{self.dtype})"
+
+
+class BinderDtype(tl.dtype):
+    """A Triton dtype with torch's is_floating_point, which Triton's TensorDescriptor checks for padding="nan"."""
+
+    @property
+    def is_floating_point(self) -> bool:
+        return self.is_floating()
+
+
+def binder_dtype(t: str) -> BinderDtype:
+    """The tl.dtype of a Triton type name ("fp32", "i32"): tl.dtype names integers "int32", "uint8", "int1"."""
+    return BinderDtype(("int" if t[0] == "i" else "uint") + t[1:] if t[0] in "iu" else t)
 
 
 def triton_dtype(dtype: Any) -> str:
@@ -558,7 +622,7 @@ def compile_for(fn: Any, t: Target, spec: Specialization, options: dict[str, Any
     src_cls = GluonASTSource if is_gluon(fn) else triton.compiler.ASTSource
     src = src_cls(fn, signature, constexprs, attrs)
     _triton_key()
-    with compiling_for(t):
+    with compiling_for(t), LANGUAGE.shared():
         ck = triton.compile(src, target=t.gpu_target(), options=dict(options))
     _dump(fn, key, ck)
     json_path = next(p for n, p in ck.metadata_group.items() if n.endswith(".json") and not n.startswith("__grp"))
