@@ -2,8 +2,9 @@
 # The whole test suite: set up and build, then the unit tests (C and Python;
 # GPU tests skip with a visible line without a GPU; make check runs check-layers),
 # the ABI check against the committed baselines (again in a build without
-# libtrident_xla), the fuzz targets for a bounded time, and the unit tests
-# again under valgrind and under AddressSanitizer + UBSan (the Python suite too).
+# libtrident_xla), the API reference (doxygen: a warning fails), the fuzz
+# targets for a bounded time, and the unit tests again under valgrind, under
+# AddressSanitizer + UBSan (the Python suite too) and under ThreadSanitizer.
 # When a stage fails, the last lines printed name it and say what failed.
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")" && pwd)
@@ -52,6 +53,8 @@ make -j"$(nproc)" core/libtrident.la >/dev/null
 make check-abi
 TRD_BUILDDIR="$ROOT/build-noxla" TRD_SRCDIR="$ROOT" "$ROOT/tests/test_abi_symbols.sh"
 cd "$ROOT/build"
+stage "API reference: make check-docs (doxygen, no warning allowed)"
+make check-docs
 stage "fuzz targets (bounded)"
 "$ROOT/scripts/fuzz.sh" "${FUZZ_SECONDS:-20}"
 stage "make check-valgrind"
@@ -71,5 +74,15 @@ CC_USED=$(sed -n 's/^CC = //p' Makefile)
 LD_PRELOAD="$($CC_USED -print-file-name=libasan.so) $($CC_USED -print-file-name=libubsan.so)" \
     ASAN_OPTIONS=detect_leaks=0:intercept_tls_get_addr=0 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
     TRD_BUILDDIR="$ROOT/build-asan" TRD_SRCDIR="$ROOT" PYTHON="$ROOT/.venv/bin/python3" "$ROOT/tests/python.sh"
+# libtrident built with ThreadSanitizer in build-tsan/, the unit tests over it (tests/test_concurrency: 16 threads
+# launching, loading, creating and destroying at once). halt_on_error makes any report end its test program
+# with status 66, which fails the stage.
+stage "ThreadSanitizer: unit tests"
+mkdir -p "$ROOT/build-tsan"
+cd "$ROOT/build-tsan"
+[ -f Makefile ] || ../configure --enable-tsan PYTHON="$ROOT/.venv/bin/python3" >/dev/null
+make -j"$(nproc)" >/dev/null
+TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 ${TSAN_OPTIONS:-}" \
+    make -j"$(nproc)" check TESTS="\$(UNIT_TESTS)" || check_failed .
 STAGE="done"
 echo "run-tests: all passed"

@@ -10,8 +10,15 @@
  *            device-to-device copy of 1 GiB (2 GiB moved), in TB/s.
  *   cold     first launch in a fresh process of a PTX-only kernel, with the
  *            JIT disk cache cold and warm (the program re-executes itself).
+ *   cli      `trident run` of the same add (1 program, and 2^24 elements),
+ *            --repeat 1000 --json, its own reported median vs cuLaunchKernel
+ *            of the cubin's function timed the way the CLI times (a pair of
+ *            events around each launch, a synchronize after it, one warm-up),
+ *            measured before and after the CLI's run in this run.
  *
- *   bench_cuda [FIXTURES_DIR]      (default: $TRD_SRCDIR/tests/fixtures/triton/cuda)
+ *   bench_cuda [--only launch|bw|cold|cli] [FIXTURES_DIR]
+ *            (default: every part; $TRD_SRCDIR/tests/fixtures/triton/cuda; the CLI is
+ *            $TRD_BUILDDIR/tools/trident, else ./tools/trident)
  */
 #include <cuda.h>
 #include <dlfcn.h>
@@ -22,43 +29,12 @@
 #include <time.h>
 #include <unistd.h>
 
+#include <jansson.h>
 #include <trident/trident.h>
 
-#define CHECK(call)                                                                        \
-    do {                                                                                   \
-        trd_status_t st_ = (call);                                                         \
-        if (st_ != TRD_OK) {                                                               \
-            fprintf(stderr, "bench_cuda: %s: %s\n", #call, trd_error_message());            \
-            exit(1);                                                                       \
-        }                                                                                  \
-    } while (0)
-#define CU(call)                                                                           \
-    do {                                                                                   \
-        CUresult r_ = (call);                                                              \
-        if (r_ != CUDA_SUCCESS) {                                                          \
-            fprintf(stderr, "bench_cuda: %s failed: %d\n", #call, (int)r_);                \
-            exit(1);                                                                       \
-        }                                                                                  \
-    } while (0)
+#define BENCH_NAME "bench_cuda"
+#include "bench/bench_util.h"
 
-static double now_us(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e6 + (double)ts.tv_nsec / 1e3;
-}
-
-static int cmp(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return x < y ? -1 : x > y;
-}
-
-static double median(double *v, int n)
-{
-    qsort(v, (size_t)n, sizeof *v, cmp);
-    return v[n / 2];
-}
 
 /* libcuda entry points the baseline calls directly */
 static struct {
@@ -98,24 +74,6 @@ static void load_cu(void)
     SYM(evSync, "cuEventSynchronize");
     SYM(evElapsed, "cuEventElapsedTime_v2");
 #undef SYM
-}
-
-static void *slurp(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        fprintf(stderr, "bench_cuda: cannot open %s\n", path);
-        exit(1);
-    }
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    rewind(f);
-    void *b = malloc((size_t)n);
-    if (fread(b, 1, (size_t)n, f) != (size_t)n)
-        exit(1);
-    fclose(f);
-    *size = (size_t)n;
-    return b;
 }
 
 /* ------------------------------------------------------------ launch */
@@ -253,6 +211,94 @@ static void bench_bandwidth(trd_runtime_t *rt, trd_device_t *dev, const char *fi
     trd_kernel_destroy(k);
 }
 
+/* -------------------------------------------------------------- cli */
+
+#define CLI_REPEAT 1000
+
+/* Median of CLI_REPEAT launches of fn over n elements, each between two events with a synchronize after it, one
+ * warm-up first: the protocol of trident run. */
+static double raw_event_median(CUfunction fn, CUstream s, CUdeviceptr x, CUdeviceptr y, CUdeviceptr o, int n)
+{
+    CUevent e0, e1;
+    CU(cu.evCreate(&e0, 0));
+    CU(cu.evCreate(&e1, 0));
+    CUdeviceptr null = 0;
+    void *params[6] = {&x, &y, &o, &n, &null, &null};
+    unsigned grid = (unsigned)((n + 1023) / 1024);
+    static double t[CLI_REPEAT];
+    for (int r = -1; r < CLI_REPEAT; r++) {
+        float ms;
+        CU(cu.evRecord(e0, s));
+        CU(cu.launch(fn, grid, 1, 1, 128, 1, 1, 0, s, params, NULL));
+        CU(cu.evRecord(e1, s));
+        CU(cu.evSync(e1));
+        CU(cu.evElapsed(&ms, e0, e1));
+        if (r >= 0)
+            t[r] = ms * 1e3;
+    }
+    return median(t, CLI_REPEAT);
+}
+
+/* trident run's own median (us) of the fixture add over n elements on the device. */
+static double cli_median(const char *fixtures, const char *uri, int n)
+{
+    const char *b = getenv("TRD_BUILDDIR");
+    char cmd[8192];
+    snprintf(cmd, sizeof cmd,
+             "'%.3000s/tools/trident' run '%.3000s/add_fp32' -d %s -g %d buf:%d:rand buf:%d:rand buf:%d %d "
+             "--repeat %d --json --check 'out_ptr==x_ptr+y_ptr'",
+             b ? b : ".", fixtures, uri, (n + 1023) / 1024, n, n, n, n, CLI_REPEAT);
+    FILE *p = popen(cmd, "r");
+    json_error_t err;
+    json_t *j = p ? json_loadf(p, 0, &err) : NULL;
+    int rc = p ? pclose(p) : -1;
+    json_t *med = json_object_get(json_object_get(j, "timing"), "median_ms");
+    if (!j || rc != 0 || !json_is_number(med)) {
+        fprintf(stderr, "bench_cuda: %s failed (exit %d)%s%s\n", cmd, rc, j ? "" : ": ", j ? "" : err.text);
+        exit(1);
+    }
+    double us = json_number_value(med) * 1e3;
+    json_decref(j);
+    return us;
+}
+
+static void bench_cli(trd_device_t *dev, const char *fixtures, int ordinal, const char *uri)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%.3000s/add_fp32/add_kernel.cubin", fixtures);
+    size_t size;
+    void *cubin = slurp(path, &size);
+    CUcontext ctx;
+    CU(cu.retain(&ctx, (CUdevice)ordinal));
+    CU(cu.ctxSet(ctx));
+    CUstream s;
+    CU(cu.streamCreate(&s, CU_STREAM_NON_BLOCKING));
+    CUmodule mod;
+    CUfunction fn;
+    CU(cu.modLoad(&mod, cubin));
+    CU(cu.getFn(&fn, mod, "add_kernel"));
+    const int sizes[] = {1024, 1 << 24};
+    for (int k = 0; k < 2; k++) {
+        int n = sizes[k];
+        trd_buffer_t *b;
+        CHECK(trd_buffer_alloc(dev, (uint64_t)n * 12, &b));
+        CHECK(trd_buffer_fill(b, 0, (uint64_t)n * 12, 0x3f, NULL));
+        void *base;
+        CHECK(trd_buffer_address(b, &base));
+        CUdeviceptr x = (CUdeviceptr)(uintptr_t)base, y = x + (CUdeviceptr)n * 4, o = y + (CUdeviceptr)n * 4;
+        double before = raw_event_median(fn, s, x, y, o, n);
+        double cli = cli_median(fixtures, uri, n);
+        double after = raw_event_median(fn, s, x, y, o, n);
+        double raw = (before + after) / 2;
+        printf("| trident run | raw cuLaunchKernel, events, add %d fp32 (before / after) | %.3f / %.3f us | 1.00 |\n", n,
+               before, after);
+        printf("| trident run | CLI's own median, --repeat %d, add %d fp32 | %.3f us | %.3f |\n", CLI_REPEAT, n, cli,
+               cli / raw);
+        trd_buffer_free(b);
+    }
+    free(cubin);
+}
+
 /* ------------------------------------------------------------- cold */
 
 /* child mode: time the first load+launch of the PTX-only kernel, print us */
@@ -333,6 +379,16 @@ int main(int argc, char **argv)
     snprintf(def, sizeof def, "%s/tests/fixtures/triton/cuda", src ? src : ".");
     if (argc > 2 && !strcmp(argv[1], "--cold-child"))
         return cold_child(argv[2]);
+    const char *self = argv[0], *only = NULL;
+    if (argc > 2 && !strcmp(argv[1], "--only")) {
+        only = argv[2];
+        argc -= 2;
+        argv += 2;
+        if (strcmp(only, "launch") && strcmp(only, "bw") && strcmp(only, "cold") && strcmp(only, "cli")) {
+            fprintf(stderr, "bench_cuda: --only takes launch, bw, cold or cli, not '%s'\n", only);
+            return 2;
+        }
+    }
     const char *fixtures = argc > 1 ? argv[1] : def;
     load_cu();
     trd_runtime_t *rt;
@@ -349,9 +405,14 @@ int main(int argc, char **argv)
     strftime(date, sizeof date, "%Y-%m-%d", gmtime(&t));
     printf("bench_cuda %s on %s (%s, %s), trident %s\n\n", date, p.uri, p.name, p.arch, trd_version_string());
     printf("| what | how | median | ratio |\n|---|---|---|---|\n");
-    bench_launch(rt, dev, fixtures, (int)p.ordinal);
-    bench_bandwidth(rt, dev, fixtures);
-    bench_cold(argv[0], fixtures);
+    if (!only || !strcmp(only, "launch"))
+        bench_launch(rt, dev, fixtures, (int)p.ordinal);
+    if (!only || !strcmp(only, "bw"))
+        bench_bandwidth(rt, dev, fixtures);
+    if (!only || !strcmp(only, "cold"))
+        bench_cold(self, fixtures);
+    if (!only || !strcmp(only, "cli"))
+        bench_cli(dev, fixtures, (int)p.ordinal, p.uri);
     trd_runtime_destroy(rt);
     return 0;
 }

@@ -15,6 +15,12 @@ runs, ratios are taken within a process, and the table reports the median
 over processes.
 
     python3 bench/bench_xla.py            # prints a markdown table
+    python3 bench/bench_xla.py --ncu      # the kernels' own GPU time (Nsight Compute), command buffers on
+
+--ncu runs one child under ncu (--clock-control none, every kernel node of the
+graphs profiled) and prints each kernel's median gpu__time_duration: whether
+the gap between a custom call and XLA's own add inside a command buffer is the
+kernel itself or how the graph holds it (bench_graph measures the latter).
 """
 from __future__ import annotations
 
@@ -26,7 +32,7 @@ import time
 from pathlib import Path
 
 CHAIN = 256
-RUNS = 50
+RUNS = int(os.environ.get("BENCH_XLA_RUNS", "50"))
 PROCESSES = int(os.environ.get("BENCH_XLA_PROCESSES", "3"))   # per setting
 N = 1024
 PATHS = ("trident", "trident.jax", "jax-triton", "xla")
@@ -103,7 +109,44 @@ def child() -> dict:
     return {"median_us": med, "max_abs_err": max_err, "errors": errors, "device": str(jax.devices()[0])}
 
 
+def ncu() -> int:
+    """Each kernel's GPU time in one child (command buffers on), measured by Nsight Compute."""
+    import csv
+    import io
+    import shutil
+    tool = shutil.which("ncu")
+    if tool is None:
+        print("SKIP: bench_xla --ncu: no ncu on PATH")
+        return 77
+    env = dict(os.environ, XLA_PYTHON_CLIENT_PREALLOCATE="false", BENCH_XLA_RUNS="2")
+    cmd = [tool, "--clock-control", "none", "--graph-profiling", "node", "--metrics", "gpu__time_duration.sum",
+           "-k", "regex:add", "--launch-skip", "64", "--launch-count", "400", "--csv", "--page", "raw",
+           sys.executable, __file__, "--child"]
+    r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900)
+    rows = [ln for ln in r.stdout.splitlines() if ln.startswith('"')]
+    if r.returncode != 0 or not rows:
+        print(f"bench_xla --ncu failed (rc {r.returncode}): {(r.stderr or r.stdout).strip().splitlines()[-3:]}")
+        return 1
+    table = list(csv.DictReader(io.StringIO("\n".join(rows))))
+    by: dict[str, list[float]] = {}
+    for row in table:
+        v = row.get("gpu__time_duration.sum", "").replace(",", "")
+        if v.replace(".", "", 1).isdigit():
+            by.setdefault(row.get("Kernel Name", "?")[:60], []).append(float(v))
+    unit = table[0].get("gpu__time_duration.sum") if table and not by else None
+    print("bench_xla --ncu: each kernel's GPU time (gpu__time_duration, Nsight Compute, command buffers on)\n")
+    print("| kernel | profiled | median | min |\n|---|---|---|---|")
+    for name, v in sorted(by.items()):
+        v.sort()
+        print(f"| {name} | {len(v)} | {v[len(v) // 2]:.0f} ns | {v[0]:.0f} ns |")
+    if unit:
+        print(f"(unparsed values: {unit})")
+    return 0
+
+
 def main():
+    if len(sys.argv) > 1 and sys.argv[1] == "--ncu":
+        sys.exit(ncu())
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
         print(json.dumps(child()))
         return

@@ -25,6 +25,7 @@ ABI_ASSERT(offsetof(trd_kernel_desc_t, options) == 72);
 ABI_ASSERT(offsetof(trd_option_info_t, env) == 88);
 ABI_ASSERT(sizeof(trd_option_releases_t) == 40);
 ABI_ASSERT(offsetof(trd_driver_info_t, reason) == 40);
+ABI_ASSERT(sizeof(trd_driver_search_t) == 32);
 ABI_ASSERT(offsetof(trd_config_entry_t, origin) == 32);
 ABI_ASSERT(offsetof(trd_load_info_t, from_cache) == 28);
 ABI_ASSERT(offsetof(trd_driver_ops_t, init) == 32);

@@ -181,11 +181,21 @@ struct trd_device {
     char *open_error;
 };
 
+/* One place the loader looked for driver modules (trd_runtime_driver_search). */
+struct trd_search {
+    char *path;
+    char *origin;
+    char *problem;     /* NULL when it could be searched */
+    uint32_t modules;  /* module files found there and tried */
+};
+
 struct trd_runtime {
     trd_config_t *config;
     int own_config;
     struct trd_driver **drivers;
     uint32_t ndrivers;
+    struct trd_search *searched;
+    uint32_t nsearched;
     trd_device_t **devices;
     uint32_t ndevices;
     char *cache_dir;       /* JIT cache, or NULL when disabled */
@@ -196,11 +206,15 @@ struct trd_stream {
     trd_device_t *dev;
     void *h;
     int wrapped;
+    /* The name of the kernel launched last on the stream (interned: it
+     * outlives the kernel), for the message of a failed synchronize. */
+    _Atomic(const char *) last_kernel;
 };
 
 struct trd_event {
     trd_device_t *dev;
     void *h;
+    _Atomic(const char *) after_kernel; /* the stream's last kernel when recorded */
 };
 
 struct trd_buffer {
@@ -213,6 +227,7 @@ struct trd_buffer {
 trd_status_t trd_device_handle(trd_device_t *dev, void **handle);
 trd_status_t trd_runtime_load_drivers(trd_runtime_t *rt, const char *path_list, uint32_t flags);
 void trd_driver_unload(struct trd_driver *drv);
+void trd_runtime_searched_free(trd_runtime_t *rt);
 int trd_device_is_gpu(const trd_device_t *dev);
 /* Options of the runtime's configuration for a device (options/ for its properties). */
 trd_status_t trd_options_for_device_config(const trd_device_t *device, const trd_config_t *config,
@@ -230,6 +245,7 @@ struct trd_loaded {
 struct trd_kernel {
     trd_runtime_t *rt;
     struct trd_kernel_src src;
+    const char *iname;           /* src.name, interned (trd_name_intern) */
     trd_options_t *options;      /* owned copy, or NULL */
     pthread_mutex_t load_lock;   /* serialises the load slow path of this kernel */
     uint32_t ndev;
@@ -240,6 +256,11 @@ struct trd_kernel {
 
 /* Launch parameter arrays live on the stack: trd_kernel_create refuses kernels with more parameters. */
 #define TRD_MAX_LAUNCH_PARAMS 512
+
+/* A copy of name that lives until the process exits, the same pointer for
+ * equal names (so the set stays as small as the distinct kernel names);
+ * NULL when out of memory. */
+const char *trd_name_intern(const char *name);
 
 /* Loads (or returns) the kernel for a device: the launch slow path. */
 trd_status_t trd_kernel_loaded(trd_kernel_t *k, trd_device_t *dev, struct trd_loaded **out);

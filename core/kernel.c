@@ -200,6 +200,30 @@ static trd_status_t apply_launch_options(struct trd_kernel_src *src, const trd_o
     return TRD_OK;
 }
 
+/* Kernel names that streams and events may still refer to after their kernel
+ * is gone (trd_stream.last_kernel): kept for the process. */
+struct interned {
+    struct interned *next;
+    char text[];
+};
+static pthread_mutex_t interned_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct interned *interned;
+
+const char *trd_name_intern(const char *name)
+{
+    pthread_mutex_lock(&interned_lock);
+    struct interned *i;
+    for (i = interned; i && strcmp(i->text, name) != 0; i = i->next)
+        ;
+    if (!i && (i = malloc(sizeof *i + strlen(name) + 1)) != NULL) {
+        strcpy(i->text, name);
+        i->next = interned;
+        interned = i;
+    }
+    pthread_mutex_unlock(&interned_lock);
+    return i ? i->text : NULL;
+}
+
 TRD_API trd_status_t trd_kernel_create(trd_runtime_t *rt, const trd_kernel_desc_t *desc, trd_kernel_t **out)
 {
     if (!rt || !desc || !out)
@@ -256,6 +280,10 @@ TRD_API trd_status_t trd_kernel_create(trd_runtime_t *rt, const trd_kernel_desc_
             goto fail;
         if ((st = apply_launch_options(&k->src, k->options)) != TRD_OK)
             goto fail;
+    }
+    if (!(k->iname = trd_name_intern(k->src.name))) {
+        st = trd_error_set(TRD_ERR_NO_MEMORY, "out of memory");
+        goto fail;
     }
     k->ndev = rt->ndevices;
     k->slots = calloc(k->ndev ? k->ndev : 1, sizeof *k->slots);
@@ -567,5 +595,8 @@ TRD_API trd_status_t trd_kernel_launch(trd_kernel_t *k, const trd_launch_t *laun
     st = dev->drv->ops->launch(l->module, stream, native, &dl);
     if (st != TRD_OK)
         return trd_error_wrap(st, "launching kernel '%s' on %s", k->src.name, dev->uri);
+    /* named by a failed synchronize; written only when it changes, to keep the line shared */
+    if (stream && atomic_load_explicit(&launch->stream->last_kernel, memory_order_relaxed) != k->iname)
+        atomic_store_explicit(&launch->stream->last_kernel, k->iname, memory_order_relaxed);
     return TRD_OK;
 }

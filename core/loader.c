@@ -299,17 +299,52 @@ static void load_module(trd_runtime_t *rt, const char *path)
     }
 }
 
+/* Records a place searched, in order; a record that cannot be allocated is left out (it is only shown). */
+static void searched(trd_runtime_t *rt, const char *path, const char *origin, const char *problem, uint32_t modules)
+{
+    struct trd_search *p = realloc(rt->searched, (rt->nsearched + 1) * sizeof *p);
+    if (!p)
+        return;
+    rt->searched = p;
+    struct trd_search *e = &p[rt->nsearched];
+    e->path = trd_strdup(path);
+    e->origin = trd_strdup(origin);
+    e->problem = problem ? trd_strdup(problem) : NULL;
+    e->modules = modules;
+    if (!e->path || !e->origin || (problem && !e->problem)) {
+        free(e->path);
+        free(e->origin);
+        free(e->problem);
+        return;
+    }
+    rt->nsearched++;
+}
+
+void trd_runtime_searched_free(trd_runtime_t *rt)
+{
+    for (uint32_t i = 0; i < rt->nsearched; i++) {
+        free(rt->searched[i].path);
+        free(rt->searched[i].origin);
+        free(rt->searched[i].problem);
+    }
+    free(rt->searched);
+    rt->searched = NULL;
+    rt->nsearched = 0;
+}
+
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
 /* Loads every trident_*.so of a directory, in name order. */
-static void load_dir(trd_runtime_t *rt, const char *dir)
+static void load_dir(trd_runtime_t *rt, const char *dir, const char *origin)
 {
     DIR *dh = opendir(dir);
-    if (!dh)
+    if (!dh) {
+        searched(rt, dir, origin, strerror(errno), 0);
         return;
+    }
     char **names = NULL;
     size_t n = 0, cap = 0;
     struct dirent *e;
@@ -330,6 +365,7 @@ static void load_dir(trd_runtime_t *rt, const char *dir)
         n++;
     }
     closedir(dh);
+    searched(rt, dir, origin, NULL, (uint32_t)n);
     if (n)
         qsort(names, n, sizeof *names, cmp_str);
     for (size_t i = 0; i < n; i++) {
@@ -345,7 +381,7 @@ static int is_directory(const char *p)
     return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-static void load_entry(trd_runtime_t *rt, const char *entry, size_t len)
+static void load_entry(trd_runtime_t *rt, const char *entry, size_t len, const char *origin)
 {
     if (len == 0)
         return;
@@ -353,20 +389,24 @@ static void load_entry(trd_runtime_t *rt, const char *entry, size_t len)
     if (!p)
         return;
     if (p[0] == '/' && is_directory(p)) {
-        load_dir(rt, p);
+        load_dir(rt, p, origin);
     } else if (p[0] != '/') {
+        searched(rt, p, origin, "not an absolute path: ignored", 0);
         struct trd_driver *d = driver_new(rt, p, p);
         if (d && push_driver(rt, d))
             set_reason(d, TRD_DRIVER_SKIPPED, "driver path entry '%s' is not absolute: ignored", p);
         else
             trd_driver_unload(d);
     } else {
-        load_module(rt, p);
+        struct stat st;
+        int missing = stat(p, &st) != 0;
+        searched(rt, p, origin, missing ? strerror(errno) : NULL, !missing);
+        load_module(rt, p); /* which says why it does not load */
     }
     free(p);
 }
 
-static void load_list(trd_runtime_t *rt, const char *list)
+static void load_list(trd_runtime_t *rt, const char *list, const char *origin)
 {
     if (!list)
         return;
@@ -374,7 +414,7 @@ static void load_list(trd_runtime_t *rt, const char *list)
     while (*s) {
         const char *c = strchr(s, ':');
         size_t len = c ? (size_t)(c - s) : strlen(s);
-        load_entry(rt, s, len);
+        load_entry(rt, s, len, origin);
         if (!c)
             break;
         s = c + 1;
@@ -424,7 +464,7 @@ static void load_build_tree(trd_runtime_t *rt)
         if (n)
             qsort(subs, n, sizeof *subs, cmp_str);
         for (size_t i = 0; i < n; i++) {
-            load_dir(rt, subs[i]);
+            load_dir(rt, subs[i], "the build tree of the libtrident in use");
             free(subs[i]);
         }
         free(subs);
@@ -435,11 +475,18 @@ static void load_build_tree(trd_runtime_t *rt)
 
 trd_status_t trd_runtime_load_drivers(trd_runtime_t *rt, const char *path_list, uint32_t flags)
 {
-    load_list(rt, path_list);
-    load_list(rt, trd_config_value(rt->config, "runtime", "driver_path"));
+    load_list(rt, path_list, "trd_runtime_desc_t.driver_path");
+    const char *where = NULL;
+    const char *list = trd_config_value(rt->config, "runtime", "driver_path");
+    char origin[512];
+    if (list) {
+        trd_config_get(rt->config, "runtime", "driver_path", NULL, &where);
+        snprintf(origin, sizeof origin, "[runtime] driver_path (%s)", where ? where : "?");
+        load_list(rt, list, origin);
+    }
     if (!(flags & TRD_RUNTIME_NO_DEFAULT_DRIVERS)) {
         load_build_tree(rt);
-        load_dir(rt, TRD_DRIVER_DIR);
+        load_dir(rt, TRD_DRIVER_DIR, "the installed drivers");
     }
     /* the host driver, last (its device follows the GPUs), in every runtime as libtrident's own part: built in,
      * or the module beside libtrident (its build tree's, or the installed one) unless one was loaded */

@@ -176,5 +176,8 @@ TRD_API trd_status_t trd_prepared_launch(const trd_prepared_t *p, const trd_nati
                                   l->stream ? NULL : l->native_stream, &dl);
     if (st != TRD_OK)
         return trd_error_wrap(st, "launching kernel '%s' on %s", name, p->dev->uri);
+    /* named by a failed synchronize, as trd_kernel_launch does */
+    if (l->stream && atomic_load_explicit(&l->stream->last_kernel, memory_order_relaxed) != p->kernel->iname)
+        atomic_store_explicit(&l->stream->last_kernel, p->kernel->iname, memory_order_relaxed);
     return TRD_OK;
 }

@@ -264,6 +264,7 @@ TRD_API void trd_runtime_destroy(trd_runtime_t *rt)
     for (uint32_t i = rt->ndrivers; i-- > 0;)
         trd_driver_unload(rt->drivers[i]);
     free(rt->drivers);
+    trd_runtime_searched_free(rt);
     if (rt->own_config)
         trd_config_destroy(rt->config);
     free(rt->cache_dir);
@@ -318,6 +319,36 @@ TRD_API trd_status_t trd_runtime_driver_count(trd_runtime_t *rt, uint32_t *count
     if (!rt || !count)
         return trd_error_set(TRD_ERR_INVALID_ARGUMENT, "trd_runtime_driver_count: NULL argument");
     *count = rt->ndrivers;
+    return TRD_OK;
+}
+
+TRD_API trd_status_t trd_runtime_driver_search_count(trd_runtime_t *rt, uint32_t *count)
+{
+    if (!rt || !count)
+        return trd_error_set(TRD_ERR_INVALID_ARGUMENT, "trd_runtime_driver_search_count: NULL argument");
+    *count = rt->nsearched;
+    return TRD_OK;
+}
+
+TRD_API trd_status_t trd_runtime_driver_search_info(trd_runtime_t *rt, uint32_t index, trd_driver_search_t *info)
+{
+    if (!rt || !info)
+        return trd_error_set(TRD_ERR_INVALID_ARGUMENT, "trd_runtime_driver_search_info: NULL argument");
+    trd_status_t st = trd_struct_check(info->struct_size, sizeof(trd_driver_search_t), "trd_driver_search_t");
+    if (st != TRD_OK)
+        return st;
+    if (index >= rt->nsearched)
+        return trd_error_set(TRD_ERR_NOT_FOUND, "search index %u is out of range (%u places searched)", index,
+                             rt->nsearched);
+    const struct trd_search *e = &rt->searched[index];
+    trd_driver_search_t full = {
+        .struct_size = sizeof full,
+        .modules = e->modules,
+        .path = e->path,
+        .origin = e->origin,
+        .problem = e->problem,
+    };
+    trd_struct_fill(info, &full, sizeof full);
     return TRD_OK;
 }
 

@@ -1,5 +1,7 @@
 /* stream.c: streams and events, thin over the device's driver. */
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "core/internal.h"
 
@@ -31,6 +33,7 @@ static trd_status_t stream_new(trd_device_t *dev, void *native, int wrap, trd_st
     }
     s->dev = dev;
     s->wrapped = wrap;
+    atomic_init(&s->last_kernel, NULL);
     *out = s;
     return TRD_OK;
 }
@@ -53,12 +56,29 @@ TRD_API void trd_stream_destroy(trd_stream_t *s)
     free(s);
 }
 
+/* A failed synchronize reports a failure of queued work: name the kernel that
+ * ran last on the stream unless the driver's message names one already. */
+static trd_status_t sync_failed(trd_status_t st, const char *what, const trd_device_t *dev, const char *kernel,
+                                const char *relation)
+{
+    if (kernel) {
+        char needle[320];
+        snprintf(needle, sizeof needle, "kernel '%s'", kernel);
+        if (!strstr(trd_error_message(), needle))
+            return trd_error_wrap(st, "%s of %s (%s kernel '%s')", what, dev->uri, relation, kernel);
+    }
+    return trd_error_wrap(st, "%s of %s", what, dev->uri);
+}
+
 TRD_API trd_status_t trd_stream_synchronize(trd_stream_t *s)
 {
     if (!s)
         return trd_error_set(TRD_ERR_INVALID_ARGUMENT, "trd_stream_synchronize: stream is NULL");
     trd_status_t st = s->dev->drv->ops->stream_sync(s->h);
-    return st == TRD_OK ? st : trd_error_wrap(st, "synchronizing a stream of %s", s->dev->uri);
+    if (st == TRD_OK)
+        return st;
+    return sync_failed(st, "synchronizing a stream", s->dev,
+                       atomic_load_explicit(&s->last_kernel, memory_order_relaxed), "its last launch:");
 }
 
 TRD_API trd_status_t trd_stream_native(const trd_stream_t *s, void **native)
@@ -93,6 +113,7 @@ TRD_API trd_status_t trd_event_create(trd_device_t *dev, trd_event_t **out)
         return trd_error_wrap(st, "creating an event on %s", dev->uri);
     }
     e->dev = dev;
+    atomic_init(&e->after_kernel, NULL);
     *out = e;
     return TRD_OK;
 }
@@ -109,19 +130,26 @@ TRD_API trd_status_t trd_event_record(trd_event_t *e, trd_stream_t *s)
 {
     if (!e)
         return trd_error_set(TRD_ERR_INVALID_ARGUMENT, "trd_event_record: event is NULL");
-    if (!s) /* the device's default stream */
-        return e->dev->drv->ops->event_record(e->h, NULL);
-    if (e->dev != s->dev)
+    if (s && e->dev != s->dev)
         return trd_error_set(TRD_ERR_INVALID_ARGUMENT, "trd_event_record: the event belongs to %s, the stream to %s",
                              e->dev->uri, s->dev->uri);
-    return e->dev->drv->ops->event_record(e->h, s->h);
+    /* s NULL: the device's default stream, which no kernel of a trident stream names */
+    trd_status_t st = e->dev->drv->ops->event_record(e->h, s ? s->h : NULL);
+    if (st == TRD_OK)
+        atomic_store_explicit(&e->after_kernel, s ? atomic_load_explicit(&s->last_kernel, memory_order_relaxed) : NULL,
+                              memory_order_relaxed);
+    return st;
 }
 
 TRD_API trd_status_t trd_event_synchronize(trd_event_t *e)
 {
     if (!e)
         return trd_error_set(TRD_ERR_INVALID_ARGUMENT, "trd_event_synchronize: event is NULL");
-    return e->dev->drv->ops->event_sync(e->h);
+    trd_status_t st = e->dev->drv->ops->event_sync(e->h);
+    if (st == TRD_OK)
+        return st;
+    return sync_failed(st, "synchronizing an event", e->dev,
+                       atomic_load_explicit(&e->after_kernel, memory_order_relaxed), "recorded after");
 }
 
 TRD_API trd_status_t trd_event_elapsed(trd_event_t *a, trd_event_t *b, double *ms)

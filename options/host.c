@@ -70,6 +70,9 @@ static const struct trd_option_row driver_rows[] = {
      .min = 0, .max = 64, .doc = "host driver only: how many host devices to expose (each with its own workers)."},
     {.name = "threads", .type = TRD_OPT_INT, .stage = TRD_STAGE_RUNTIME, .type_name = "int", .def = "0",
      .min = 0, .max = 4096, .doc = "host driver only: worker threads per host device (0: one per core)."},
+    {.name = "catch_faults", .type = TRD_OPT_BOOL, .stage = TRD_STAGE_RUNTIME, .type_name = "bool", .def = "true",
+     .doc = "host driver only: a kernel's fault (SIGSEGV, SIGBUS, SIGFPE, SIGILL) fails its launch, naming the "
+            "program; false lets it kill the process (a core dump for a debugger)."},
 };
 
 const struct trd_option_table trd_table_driver = {

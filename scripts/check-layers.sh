@@ -8,7 +8,7 @@
 # MODULE is NAME=SHARED_OBJECT@EXPORTS: a driver module or libtrident_xla, whose undefined trd_* symbols must all
 # be among those EXPORTS (a shared object: libtrident.so) exports. Without --symbols, SRCDIR=... FOLDER=PREFIX,...
 # entries check includes instead: every `#include "..."` of FOLDER's sources names a header under one of the
-# prefixes (public headers, <trident/...>, are for everyone).
+# prefixes (public headers, <trident/...>, and configure's config.h are for everyone).
 #
 #   scripts/check-layers.sh base=b.a options=o.a:base core=c.a:options,base -- cuda=trident_cuda.so@libtrident.so
 #   scripts/check-layers.sh --includes SRCDIR=. base=base/ options=base/,options/
@@ -30,6 +30,7 @@ if [ "${1:-}" = "--includes" ]; then
         while IFS= read -r -d '' file; do
             while IFS= read -r inc; do
                 ok=0
+                [ "$inc" = config.h ] && continue # configure's, for everyone
                 for p in "${prefixes[@]}"; do
                     case $inc in "$p"*) ok=1 ;; esac
                 done

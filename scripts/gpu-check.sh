@@ -6,7 +6,11 @@
 # included), the demo, the CLI, the benchmark and the Python suite, writes the
 # logs to $OUT (or .device/out), and prints a summary table last.
 #
-#   scripts/gpu-check.sh [STEP...]     steps: tests demo cli bench python xla (default: all)
+#   scripts/gpu-check.sh [STEP...]     steps: tests demo cli bench bench-cli python xla perf (default: all but
+#                                      bench-cli, which bench includes, and perf)
+#
+# perf (a few minutes): bench_graph, bench_host, first_call, bench_kernels, matmul_spec and bench_xla --ncu,
+# each under its own time limit; the tables land in $OUT/perf.log (bench/NOTES.md says what they mean).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 BUILD=${TRD_BUILD:-/work/main/.device/build}
@@ -66,23 +70,34 @@ for s in $STEPS; do
         step "vadd_demo" demo.log bash -c "cd '$BUILD' && ./examples/vadd_demo examples/add_kernel.trdb 10000000" ;;
     cli)
         step "trident devices+drivers" cli.log bash -c "cd '$BUILD' && ./tools/trident devices && ./tools/trident drivers && ./tools/trident devices --json"
-        step "trident run (cubin)" cli_run.log bash -c "cd '$BUILD' && ./tools/trident run examples/add_kernel.trdb -g 1000 buf:1024000:rand buf:1024000:seq buf:1024000 1024000 -r 100 -p 4" ;;
+        step "trident run (cubin)" cli_run.log bash -c "cd '$BUILD' && ./tools/trident run examples/add_kernel.trdb -g 1000 buf:1024000:rand buf:1024000:seq buf:1024000 1024000 -r 100 -p 4 --check 'out_ptr==x_ptr+y_ptr'"
+        step "trident devices -v, drivers -v" cli_detail.log bash -c "cd '$BUILD' && ./tools/trident devices -v && ./tools/trident drivers -v" ;;
     bench)
         [ -x "$BUILD/bench/bench_cuda" ] && step "bench_cuda" bench_cuda.log bash -c "cd '$BUILD' && ./bench/bench_cuda" ;;
+    bench-cli) # only bench_cuda's trident run rows (the CLI's median vs raw cuLaunchKernel timed alike)
+        [ -x "$BUILD/bench/bench_cuda" ] && step "bench_cuda --only cli" bench_cuda.log bash -c "cd '$BUILD' && ./bench/bench_cuda --only cli" ;;
     python)
         if [ -d "$ROOT/python/tests" ] && [ -f "$BUILD/core/.libs/libtrident.so.1" ]; then
             step "python tests (CUDA)" python.log bash -c "cd '$ROOT/python' && python3 -m pytest -q -rs tests"
         fi ;;
     xla)
         step "bench_xla" bench_xla.log python3 "$ROOT/bench/bench_xla.py" ;;
+    perf)
+        step "bench_graph" perf_graph.log bash -c "cd '$BUILD' && timeout 120 ./bench/bench_graph '$ROOT/tests/fixtures/triton/cuda'"
+        step "bench_host" perf_host.log bash -c "cd '$BUILD' && timeout 120 ./bench/bench_host '$BUILD/examples/host/.libs/add_kernel.so'"
+        step "first_call" perf_first_call.log env FIRST_CALL_PROCESSES=${FIRST_CALL_PROCESSES:-2} timeout 300 python3 "$ROOT/bench/first_call.py"
+        step "bench_kernels" perf_kernels.log timeout 240 python3 "$ROOT/bench/bench_kernels.py"
+        step "matmul_spec" perf_matmul_spec.log timeout 120 python3 "$ROOT/bench/matmul_spec.py"
+        step "bench_xla --ncu" perf_ncu.log timeout 180 python3 "$ROOT/bench/bench_xla.py" --ncu
+        cat "$LOGS"/perf_*.log > "$LOGS/perf.log" ;;
     esac
 done
 
-for f in bench_cuda.log bench_xla.log gpu.txt; do [ -f "$LOGS/$f" ] && cp "$LOGS/$f" "$LOGS_KEEP/"; done
+for f in bench_cuda.log bench_xla.log perf.log gpu.txt; do [ -f "$LOGS/$f" ] && cp "$LOGS/$f" "$LOGS_KEEP/"; done
 echo
 echo "| check | result | note |"
 echo "|---|---|---|"
 printf '%s\n' "${SUMMARY[@]}"
-for f in bench_cuda.log bench_xla.log; do
-    [ -f "$LOGS/$f" ] && { echo; grep -E '^\||^bench' "$LOGS/$f"; }
+for f in bench_cuda.log bench_xla.log perf.log; do
+    [ -f "$LOGS/$f" ] && { echo; grep -E '^\||^bench|^first_call|^matmul_spec|^[A-Za-z ]*\(this run\)|^Where' "$LOGS/$f"; }
 done

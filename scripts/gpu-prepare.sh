@@ -20,4 +20,10 @@ make -j"$(nproc)" check TESTS= >/dev/null          # the test programs and test 
     awk '/=> \// {print $3}' | sort -u | grep -E 'libinih|libjansson|libelf|libcheck|libsubunit|libINIReader' |
     while read -r lib; do cp -L "$lib" "$ROOT/.device/lib/"; done || true   # ldd fails on static files
 "$ROOT/scripts/triton-release-kernels.sh" 3.9.0
+# jax-triton for the comparisons (pure Python; jax-triton 0.3.1 is the release for Triton 3.6 and jax 0.8.2+, 0.4
+# needs Triton 3.7): `pip download jax-triton==0.3.1 --no-deps -d .whl` first; gpu-check.sh puts .device/py on
+# PYTHONPATH
+for w in "$ROOT"/.whl/jax_triton-*.whl; do
+    [ -f "$w" ] && mkdir -p "$ROOT/.device/py" && (cd "$ROOT/.device/py" && python3 -m zipfile -e "$w" .)
+done
 du -sh "$ROOT/.device"

@@ -2,7 +2,9 @@
  * (JSON through jansson): devices, drivers, options (whose output is a valid
  * trident.ini), config check/show, run, info, bundle, exit codes, and bad
  * input (signatures, grids, scalars, files, a full disk under bundle -o). */
+#include <ctype.h>
 #include <fcntl.h>
+#include <math.h>
 #include <jansson.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -71,8 +73,14 @@ START_TEST(devices_and_drivers)
     int host = 0;
     for (size_t i = 0; i < json_array_size(j); i++) {
         json_t *d = json_array_get(j, i);
-        const char *keys[] = {"uri", "driver", "backend", "name", "arch", "warp_size", "memory_bytes", "compute_units",
-                              "pci_bus_id"};
+        /* every property of trd_device_props_t, as Python's trident.devices() has them (index and ordinal were
+         * missing) */
+        const char *keys[] = {"index", "uri", "driver", "backend", "name", "vendor", "arch", "kind", "ordinal",
+                              "warp_size", "compute_units", "max_threads_per_block", "memory_bytes",
+                              "max_shared_per_block", "max_shared_per_block_optin", "pci_bus_id", "uuid",
+                              "cooperative_launch", "cluster_launch"};
+        ck_assert_uint_eq(json_object_size(d), TU_LEN(keys));
+        ck_assert_int_eq(json_integer_value(json_object_get(d, "index")), (json_int_t)i);
         for (size_t k = 0; k < TU_LEN(keys); k++)
             ck_assert_msg(json_object_get(d, keys[k]) != NULL, "device %zu lacks %s", i, keys[k]);
         if (!strcmp(json_string_value(json_object_get(d, "uri")), "host:0")) {
@@ -103,6 +111,93 @@ START_TEST(devices_and_drivers)
 }
 END_TEST
 
+/* devices SEL: the devices it matches (exit 1 naming the selector when none, 2 when malformed); -v shows every
+ * property, one a line. */
+START_TEST(devices_selector_and_detail)
+{
+    const char *sels[] = {"host:0", "0", "host", "kind=cpu", "best", "backend=host,kind=cpu"};
+    for (size_t i = 0; i < TU_LEN(sels); i++) {
+        ck_assert_msg(trident("devices '%s' --json", sels[i]) == 0, "%s: %s", sels[i], out);
+        json_t *j = parse();
+        ck_assert_msg(json_array_size(j) == 1, "%s: %s", sels[i], out);
+        ck_assert_str_eq(json_string_value(json_object_get(json_array_get(j, 0), "uri")), "host:0");
+        json_decref(j);
+    }
+    ck_assert_int_eq(trident("devices cuda:7"), 1);
+    ck_assert_msg(strstr(out, "no device matches 'cuda:7' (devices: host:0") && !strstr(out, "URI"), "%s", out);
+    ck_assert_int_eq(trident("devices 'bogus=1'"), 2);
+    ck_assert_msg(strstr(out, "device selector key 'bogus'"), "%s", out);
+    ck_assert_int_eq(trident("devices host:0 host:1"), 2);
+    ck_assert_int_eq(trident("devices -v host:0"), 0);
+    const char *lines[] = {"host:0\n", "  index ", "  vendor ", "  driver ", "  ordinal ", "  arch ", "  memory ",
+                           "  compute units ", "  warp size ", "  max threads per block ", "  shared memory per block ",
+                           "  shared memory per block, opt-in ", "  PCI bus id ", "  UUID ", "  cooperative launch ",
+                           "  cluster launch "};
+    for (size_t i = 0; i < TU_LEN(lines); i++)
+        ck_assert_msg(strstr(out, lines[i]), "'%s' missing: %s", lines[i], out);
+}
+END_TEST
+
+/* drivers -v: every place searched, in order, with its origin and what it held, then every module tried. */
+START_TEST(drivers_verbose)
+{
+    const char *dir = tu_scratch_dir("drivers_v");
+    ck_assert_int_eq(tu_cli(tu_path("TRIDENT_DRIVER_PATH=%s:/nonexistent/drivers:relative", dir), out, sizeof out,
+                            "drivers -v --json"), 0);
+    json_t *j = parse();
+    json_t *searched = json_object_get(j, "searched");
+    ck_assert_uint_ge(json_array_size(searched), 3);
+    json_t *first = json_array_get(searched, 0), *second = json_array_get(searched, 1),
+           *third = json_array_get(searched, 2);
+    ck_assert_str_eq(json_string_value(json_object_get(first, "path")), dir);
+    ck_assert_str_eq(json_string_value(json_object_get(first, "origin")),
+                     "[runtime] driver_path (env TRIDENT_DRIVER_PATH)");
+    ck_assert_int_eq(json_integer_value(json_object_get(first, "modules")), 0);
+    ck_assert(json_is_null(json_object_get(first, "problem")));
+    ck_assert_str_eq(json_string_value(json_object_get(second, "problem")), "No such file or directory");
+    ck_assert_str_eq(json_string_value(json_object_get(third, "problem")), "not an absolute path: ignored");
+    /* a driver module's directory of the build tree holds it (the host driver is built in by default) */
+    int build_tree = 0;
+    for (size_t i = 0; i < json_array_size(searched); i++) {
+        json_t *e = json_array_get(searched, i);
+        if (!strcmp(json_string_value(json_object_get(e, "origin")), "the build tree of the libtrident in use") &&
+            strstr(json_string_value(json_object_get(e, "path")), "/drivers/"))
+            build_tree |= json_integer_value(json_object_get(e, "modules")) == 1;
+    }
+    ck_assert(build_tree);
+    ck_assert(json_array_size(json_object_get(j, "drivers")) >= 1);
+    json_decref(j);
+    ck_assert_int_eq(trident("drivers -v"), 0);
+    ck_assert_msg(strstr(out, "searched, in order:\n") && strstr(out, "the build tree of the libtrident in use: 1 module")
+                      && strstr(out, "\nmodules tried:\nNAME "), "%s", out);
+}
+END_TEST
+
+/* info --json: name, signature, parameters and every target with its metadata. */
+START_TEST(info_json)
+{
+    ck_assert_int_eq(trident("info %s/examples/add_kernel.trdb --json", tu_builddir()), 0);
+    json_t *j = parse();
+    ck_assert_str_eq(json_string_value(json_object_get(j, "name")), "add_kernel");
+    ck_assert_int_eq(json_integer_value(json_object_get(j, "num_params")), 4);
+    json_t *p = json_object_get(j, "params");
+    ck_assert_uint_eq(json_array_size(p), 4);
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(p, 2), "name")), "out_ptr");
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(p, 2), "type")), "fp32");
+    ck_assert(json_is_true(json_object_get(json_array_get(p, 2), "pointer")));
+    ck_assert(json_is_false(json_object_get(json_array_get(p, 3), "pointer")));
+    json_t *t = json_object_get(j, "targets");
+    ck_assert_uint_eq(json_array_size(t), 4);
+    const char *formats[] = {"cubin", "ptx", "hsaco", "so"};
+    for (size_t i = 0; i < 4; i++)
+        ck_assert_str_eq(json_string_value(json_object_get(json_array_get(t, i), "format")), formats[i]);
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(t, 0), "arch")), "sm90");
+    ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(json_array_get(t, 0), "metadata"), "num_warps")),
+                     4);
+    json_decref(j);
+}
+END_TEST
+
 /* `trident options ARGS` succeeds and its output passes config check --strict. */
 static void options_are_valid_ini(const char *args)
 {
@@ -117,9 +212,20 @@ static void options_are_valid_ini(const char *args)
 
 START_TEST(options_output_is_config)
 {
-    const char *backends[] = {"cuda", "hip", "xpu", "host", "runtime", ""};
+    const char *backends[] = {"cuda", "hip", "xpu", "host", "runtime", "driver", ""};
     for (size_t i = 0; i < TU_LEN(backends); i++)
         options_are_valid_ini(backends[i]);
+    /* the driver keys apply to every driver's section (only [driver.host] was shown); host-only ones to its own */
+    ck_assert_int_eq(trident("options driver"), 0);
+    const char *drivers[] = {"cuda", "hip", "levelzero", "host"};
+    for (size_t i = 0; i < TU_LEN(drivers); i++) {
+        const char *sec = strstr(out, tu_path("[driver.%s]\n", drivers[i]));
+        ck_assert_msg(sec, "no [driver.%s]: %s", drivers[i], out);
+        const char *next = strstr(sec + 1, "\n[");
+        size_t len = next ? (size_t)(next - sec) : strlen(sec);
+        ck_assert_msg(memmem(sec, len, "\nenabled = true\n", 16) && memmem(sec, len, "\npriority = 0\n", 14), "%s", sec);
+        ck_assert_int_eq(memmem(sec, len, "\nthreads = 0\n", 13) != NULL, i == 3);
+    }
     ck_assert_int_eq(trident("options cuda --json"), 0);
     json_t *j = parse();
     ck_assert_uint_eq(json_array_size(j), 27); /* CUDAOptions of Triton 3.9 */
@@ -243,8 +349,8 @@ START_TEST(run_and_dump)
                      0);
     json_t *j = parse();
     ck_assert_str_eq(json_string_value(json_object_get(j, "kernel")), "add_kernel");
-    ck_assert_int_eq(json_integer_value(json_object_get(j, "repeat")), 3);
-    ck_assert(json_real_value(json_object_get(j, "launch_ms_median")) >= 0);
+    ck_assert_int_eq(json_integer_value(json_object_get(json_object_get(j, "timing"), "launches")), 3);
+    ck_assert(json_real_value(json_object_get(json_object_get(j, "timing"), "median_ms")) >= 0);
     json_decref(j);
     FILE *f = fopen(tu_path("%s/arg2.bin", dir), "rb");
     ck_assert_ptr_nonnull(f);
@@ -333,7 +439,7 @@ START_TEST(cli_zero_parameters)
     const char *so = tu_host_kernel("noparams_kernel");
     ck_assert_int_eq(shell("MALLOC_PERTURB_=85 %s/tools/trident info %s -n noparams_kernel -s ''", tu_builddir(), so), 0);
     ck_assert_msg(strstr(out, "kernel noparams_kernel\nsignature \nparameters 0\n"), "%s", out);
-    ck_assert_int_eq(trident("run %s -n noparams_kernel -s '' -g 3,2", so), 0);
+    ck_assert_int_eq(trident("run %s -n noparams_kernel -s '' -g 3,2 --warmup 0", so), 0);
     for (int y = 0; y < 2; y++)
         for (int x = 0; x < 3; x++) {
             char line[80];
@@ -348,8 +454,11 @@ START_TEST(cli_zero_parameters)
     ck_assert_int_eq(trident("bundle -o %s -n noparams_kernel -s '' %s", path, so), 0);
     ck_assert_int_eq(shell("MALLOC_PERTURB_=85 %s/tools/trident info %s", tu_builddir(), path), 0);
     ck_assert_msg(strstr(out, "signature \nparameters 0\n"), "%s", out);
-    ck_assert_int_eq(trident("run %s -g 2 --json", path), 0);
+    ck_assert_int_eq(trident("run %s -g 2 --json -w 0", path), 0);
     ck_assert_int_eq(count(out, "noparams_kernel program"), 2);
+    /* a warm-up launch, then the timed one, by default */
+    ck_assert_int_eq(trident("run %s -g 2", path), 0);
+    ck_assert_int_eq(count(out, "noparams_kernel program"), 4);
     unlink(path);
 }
 END_TEST
@@ -510,6 +619,298 @@ START_TEST(cli_bundle_atomic)
 }
 END_TEST
 
+/* ------------------------------------------------------------- trident run */
+
+static json_t *jget(json_t *o, const char *path)
+{
+    char key[64];
+    while (o && *path) {
+        size_t n = strcspn(path, ".");
+        snprintf(key, sizeof key, "%.*s", (int)n, path);
+        o = isdigit((unsigned char)key[0]) ? json_array_get(o, strtoul(key, NULL, 10)) : json_object_get(o, key);
+        path += n + (path[n] == '.');
+    }
+    ck_assert_msg(o != NULL, "no %s in %.3000s", path, out);
+    return o;
+}
+
+static double jnum(json_t *o, const char *path)
+{
+    return json_number_value(jget(o, path));
+}
+
+/* The JSON object that `trident run --json` printed (after what a host kernel printed; a failed check's lines
+ * follow it on stderr). */
+static json_t *parse_report(void)
+{
+    json_error_t err;
+    const char *start = out[0] == '{' ? out : strstr(out, "\n{");
+    ck_assert_msg(start != NULL, "no JSON object in %.3000s", out);
+    json_t *j = json_loads(start, JSON_DISABLE_EOF_CHECK, &err);
+    ck_assert_msg(j != NULL, "not JSON (%s): %.3000s", err.text, start);
+    return j;
+}
+
+/* Warm-ups, then timed launches on the device's events: min <= median <= max, the mean among them, the spread,
+ * the bytes moved and the bandwidth; the text says the same. */
+START_TEST(run_timing)
+{
+    const char *bundle = tu_path("%s/examples/add_kernel.trdb", tu_builddir());
+    ck_assert_int_eq(trident("run %s -g 4 buf:4096:rand buf:4096:rand buf:4096 4096 --warmup 2 --repeat 50 --json",
+                             bundle), 0);
+    json_t *j = parse_report();
+    ck_assert_str_eq(json_string_value(jget(j, "timing.clock")), "device events");
+    ck_assert_int_eq(jnum(j, "timing.warmup"), 2);
+    ck_assert_int_eq(jnum(j, "timing.launches"), 50);
+    double mn = jnum(j, "timing.min_ms"), med = jnum(j, "timing.median_ms"), mean = jnum(j, "timing.mean_ms"),
+           mx = jnum(j, "timing.max_ms"), sd = jnum(j, "timing.stddev_ms");
+    ck_assert_msg(mn > 0 && mn <= med && med <= mx && mn <= mean && mean <= mx && sd >= 0 && sd <= mx - mn,
+                  "min %g median %g mean %g max %g stddev %g", mn, med, mean, mx, sd);
+    ck_assert_int_eq(jnum(j, "bytes"), 3 * 4096 * 4); /* every buffer read or written once */
+    ck_assert_double_eq_tol(jnum(j, "gbps"), 3 * 4096 * 4 / (med * 1e6), 1e-9);
+    ck_assert_str_eq(json_string_value(jget(j, "outputs_after")), "first");
+    json_decref(j);
+    ck_assert_int_eq(trident("run %s -g 4 buf:4096:rand buf:4096:rand buf:4096 4096 -r 3 --bytes 1000 --json", bundle),
+                     0);
+    j = parse_report();
+    ck_assert_int_eq(jnum(j, "bytes"), 1000);
+    json_decref(j);
+    ck_assert_int_eq(trident("run %s -g 4 buf:4096:rand buf:4096:rand buf:4096 4096 -r 7 -w 3", bundle), 0);
+    ck_assert_msg(strstr(out, "load ") && strstr(out, "3 warm-up launches, then 7 timed on the device's clock (events)")
+                      && strstr(out, "time median ") && strstr(out, ", min ") && strstr(out, ", mean ") &&
+                      strstr(out, ", max ") && strstr(out, ", stddev ") && strstr(out, "bandwidth ") &&
+                      strstr(out, " GB/s (49152 bytes a launch"),
+                  "%s", out);
+    const char *bad[] = {"-r 0", "-r x", "--warmup -1", "--warmup", "--outputs middle", "--bytes 1e3", "--check x",
+                         "--check =f"};
+    for (size_t i = 0; i < TU_LEN(bad); i++)
+        ck_assert_msg(trident("run %s buf:4 buf:4 buf:4 4 %s", bundle, bad[i]) == 2, "%s: %s", bad[i], out);
+}
+END_TEST
+
+/* Outputs are those of the first launch, whatever -r and --warmup say (an accumulating kernel showed the sum of
+ * every launch: 5120 for 1024 with -r 5), or of the last with --outputs last; --help says so. */
+START_TEST(run_outputs_after_first_launch)
+{
+    const char *acc = tu_host_kernel("accumulate_kernel");
+    const char *args = "-n accumulate_kernel -s 'x:*i32,n:i32,out:*i64,count:*i32' buf:1024:const:1 1024 buf:1 buf:1 "
+                       "-g 8 -p 1 --json";
+    ck_assert_int_eq(trident("run %s %s -r 5", acc, args), 0);
+    json_t *j = parse_report();
+    ck_assert_int_eq(jnum(j, "buffers.1.values.0"), 1024);
+    ck_assert_int_eq(jnum(j, "buffers.2.values.0"), 1024);
+    json_decref(j);
+    ck_assert_int_eq(trident("run %s %s -r 5 --outputs last", acc, args), 0);
+    j = parse_report();
+    ck_assert_int_eq(jnum(j, "buffers.1.values.0"), 6 * 1024); /* the warm-up and 5 timed */
+    ck_assert_str_eq(json_string_value(jget(j, "outputs_after")), "last");
+    json_decref(j);
+    ck_assert_int_eq(trident("run %s %s -r 5 -w 0 --outputs last", acc, args), 0);
+    j = parse_report();
+    ck_assert_int_eq(jnum(j, "buffers.1.values.0"), 5 * 1024);
+    json_decref(j);
+    /* the dump and the check see the same launch as the print */
+    const char *dir = tu_scratch_dir("run_acc");
+    ck_assert_int_eq(trident("run %s %s -r 4 --dump %s --check 'out==sum(x)' --check 'count==n'", acc, args, dir), 0);
+    FILE *f = fopen(tu_path("%s/arg2.bin", dir), "rb");
+    int64_t v = 0;
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(fread(&v, 8, 1, f), 1);
+    fclose(f);
+    ck_assert_int_eq(v, 1024);
+    ck_assert_int_eq(trident("run --help"), 0);
+    ck_assert_msg(strstr(out, "as the FIRST launch left") && strstr(out, "--outputs last"), "%s", out);
+}
+END_TEST
+
+/* rand fills come from a real generator, one stream per argument and seed: two buffers of one run differ, seeds
+ * 0 .. 100 start at 101 different values spread over [-1, 1) (they all started at -1, rand:0 was rand:1, and two
+ * buffers shared their values), integers fill [-100, 100]. */
+START_TEST(run_random_fills)
+{
+    const char *so = tu_host_kernel("noparams_kernel");
+    char sig[1024] = "", args[4096] = "";
+    for (int k = 0; k <= 100; k++) {
+        snprintf(sig + strlen(sig), sizeof sig - strlen(sig), "%s*fp32", k ? "," : "");
+        snprintf(args + strlen(args), sizeof args - strlen(args), " buf:64:rand:%d", k);
+    }
+    ck_assert_int_eq(trident("run %s -n noparams_kernel -s '%s,*fp32,*i32' %s buf:64:rand buf:1000:rand -p 1000 --json",
+                             so, sig, args), 0);
+    json_t *j = parse_report();
+    double first[101], lo = 1, hi = -1;
+    for (int k = 0; k <= 100; k++) {
+        char path[64];
+        snprintf(path, sizeof path, "buffers.%d.values.0", k);
+        first[k] = jnum(j, path);
+        ck_assert(first[k] >= -1 && first[k] < 1);
+        lo = first[k] < lo ? first[k] : lo;
+        hi = first[k] > hi ? first[k] : hi;
+        for (int m = 0; m < k; m++)
+            ck_assert_msg(first[m] != first[k], "seeds %d and %d start at %g", m, k, first[k]);
+    }
+    ck_assert_msg(lo < -0.8 && hi > 0.8, "the seeds' first values span only %g .. %g", lo, hi);
+    /* argument 101 has seed 0, as argument 0: its own stream */
+    int same = 0;
+    for (int e = 0; e < 64; e++) {
+        char a[64], b[64];
+        snprintf(a, sizeof a, "buffers.0.values.%d", e);
+        snprintf(b, sizeof b, "buffers.101.values.%d", e);
+        same += jnum(j, a) == jnum(j, b);
+    }
+    ck_assert_int_eq(same, 0);
+    ck_assert_str_eq(json_string_value(jget(j, "buffers.101.fill")), "rand:0");
+    /* integers: every value of [-100, 100] is in range, both ends are reached, the mean is near 0 */
+    double sum = 0;
+    int seen_lo = 0, seen_hi = 0;
+    for (int e = 0; e < 1000; e++) {
+        char a[64];
+        snprintf(a, sizeof a, "buffers.102.values.%d", e);
+        double v = jnum(j, a);
+        ck_assert(v >= -100 && v <= 100 && v == (int)v);
+        sum += v;
+        seen_lo |= v < -90;
+        seen_hi |= v > 90;
+    }
+    ck_assert_msg(seen_lo && seen_hi && sum / 1000 > -10 && sum / 1000 < 10, "mean %g", sum / 1000);
+    json_decref(j);
+}
+END_TEST
+
+static void write_file(const char *path, const void *data, size_t n)
+{
+    FILE *f = fopen(path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(data, 1, n, f), n);
+    fclose(f);
+}
+
+/* --check compares an output element by element with a file or an expression and fails (exit 1) naming the first
+ * mismatches; a planted wrong element is caught, a rounding-sized difference passes the default tolerance. */
+START_TEST(run_check)
+{
+    enum { N = 3000 };
+    static float x[N], y[N], ref[N];
+    tu_fill_f32(x, N, 21);
+    tu_fill_f32(y, N, 22);
+    for (int i = 0; i < N; i++)
+        ref[i] = x[i] + y[i];
+    const char *dir = tu_scratch_dir("run_check");
+    write_file(tu_path("%s/x.bin", dir), x, sizeof x);
+    write_file(tu_path("%s/y.bin", dir), y, sizeof y);
+    write_file(tu_path("%s/ref.bin", dir), ref, sizeof ref);
+    char run[8192];
+    snprintf(run, sizeof run, "run %s/examples/add_kernel.trdb -g 3 buf:file:%s/x.bin buf:file:%s/y.bin buf:%d %d",
+             tu_builddir(), dir, dir, N, N);
+    ck_assert_int_eq(trident("%s --check out_ptr=%s/ref.bin --check 'out_ptr==x_ptr+y_ptr' --check '2==arg0+arg1:0'",
+                             run, dir), 0);
+    ck_assert_msg(count(out, ": 0 of 3000 elements differ") == 3, "%s", out);
+    /* one wrong element, planted */
+    ref[1717] += 0.5f;
+    write_file(tu_path("%s/ref.bin", dir), ref, sizeof ref);
+    ck_assert_int_eq(trident("%s --check out_ptr=%s/ref.bin --json", run, dir), 1);
+    json_t *j = parse_report();
+    ck_assert_int_eq(jnum(j, "checks.0.mismatches"), 1);
+    ck_assert_int_eq(jnum(j, "checks.0.elements"), N);
+    ck_assert_int_eq(jnum(j, "checks.0.first_mismatches.0.index"), 1717);
+    ck_assert(jnum(j, "checks.0.first_mismatches.0.expected") == ref[1717]);
+    ck_assert(jnum(j, "checks.0.first_mismatches.0.got") == x[1717] + y[1717]);
+    ck_assert(json_is_false(jget(j, "checks.0.ok")));
+    json_decref(j);
+    ck_assert_msg(strstr(out, tu_path("trident: --check out_ptr=%s/ref.bin: 1 of 3000 elements differ beyond rtol "
+                                      "1e-05: [1717] ", dir)), "%s", out);
+    /* a difference of rounding size passes the default tolerance and fails an exact one */
+    ref[1717] = nextafterf(x[1717] + y[1717], 10.0f);
+    write_file(tu_path("%s/ref.bin", dir), ref, sizeof ref);
+    ck_assert_int_eq(trident("%s --check out_ptr=%s/ref.bin", run, dir), 0);
+    ck_assert_int_eq(trident("%s --check out_ptr=%s/ref.bin:0", run, dir), 1);
+    ck_assert_msg(strstr(out, "1 of 3000 elements differ beyond rtol 0: [1717]"), "%s", out);
+    /* an expression that does not hold names the elements where it does not */
+    ck_assert_int_eq(trident("%s --check 'out_ptr==x_ptr+y_ptr+floor(i/2999)'", run), 1);
+    ck_assert_msg(strstr(out, "1 of 3000 elements differ beyond rtol 1e-05: [2999] "), "%s", out);
+    /* usage: an argument that is not one, a scalar, a bad expression; a file of the wrong size fails before the run */
+    ck_assert_int_eq(trident("%s --check z=%s/ref.bin", run, dir), 2);
+    ck_assert_msg(strstr(out, "'z' is not an argument of the kernel"), "%s", out);
+    ck_assert_int_eq(trident("%s --check 'n_elements==3'", run), 2);
+    ck_assert_int_eq(trident("%s --check 'out_ptr==x_ptr+'", run), 2);
+    ck_assert_int_eq(trident("%s --check 'out_ptr==foo(x_ptr)'", run), 2);
+    ck_assert_msg(strstr(out, "'foo' is not a function"), "%s", out);
+    ck_assert_int_eq(trident("%s --check out_ptr=%s/x.bin:2", run, dir), 2); /* a tolerance of 2 */
+    write_file(tu_path("%s/short.bin", dir), ref, 100);
+    ck_assert_int_eq(trident("%s --check out_ptr=%s/short.bin", run, dir), 1);
+    ck_assert_msg(strstr(out, "has 100 bytes, not the 12000 of argument 2's 3000 elements of fp32") &&
+                      !strstr(out, "kernel add_kernel ("), "%s", out);
+    /* also for an output filled from a file: its size is the file's */
+    ck_assert_int_eq(trident("run %s/examples/add_kernel.trdb -g 3 buf:file:%s/x.bin buf:file:%s/y.bin buf:file:%s/ref.bin "
+                             "%d --check 0=%s/short.bin", tu_builddir(), dir, dir, dir, N, dir), 1);
+    ck_assert_msg(strstr(out, "has 100 bytes, not the 12000 of argument 0's 3000 elements of fp32") &&
+                      !strstr(out, "kernel add_kernel ("), "%s", out);
+}
+END_TEST
+
+/* Every output path is checked before anything runs: the kernel (which prints a line a program) never starts. */
+START_TEST(run_paths_checked_first)
+{
+    const char *so = tu_host_kernel("noparams_kernel");
+    const char *file = tu_path("%s/not_a_dir", tu_scratch_dir("run_paths"));
+    write_file(file, "x", 1);
+    struct {
+        const char *opt, *needle;
+    } bad[] = {
+        {"--dump /nonexistent/dir", "--dump /nonexistent/dir: No such file or directory"},
+        {tu_path("--dump %s", file), "not a directory"},
+    };
+    for (size_t i = 0; i < TU_LEN(bad); i++) {
+        ck_assert_int_eq(trident("run %s -n noparams_kernel -s '*fp32' buf:4 %s", so, bad[i].opt), 1);
+        ck_assert_msg(strstr(out, bad[i].needle) && !strstr(out, "noparams_kernel program"), "%s", out);
+    }
+    ck_assert_int_eq(trident("run %s -n noparams_kernel -s '*fp32' buf:4 --check 0=/nonexistent.bin", so), 1);
+    ck_assert_msg(strstr(out, "'/nonexistent.bin': No such file") && !strstr(out, "noparams_kernel program"), "%s",
+                  out);
+    ck_assert_int_eq(trident("run %s -n noparams_kernel -s '*fp32' buf:4 --check 0=/dev/zero", so), 1);
+    ck_assert_msg(strstr(out, "is not a readable regular file") && !strstr(out, "noparams_kernel program"), "%s", out);
+}
+END_TEST
+
+/* A host kernel that reads outside its buffers is reported (the kernel, the program, the signal, the hint) with
+ * exit 1; it killed the CLI with signal 11 (exit 139). */
+START_TEST(run_faulting_kernel)
+{
+    const char *so = tu_host_kernel("gather_kernel");
+    const char *sig = "x:*fp32,idx:*i64,out:*fp32,n:i32";
+    const char *cases[] = {"null buf:1000:seq buf:1000 1000", "buf:1000:seq buf:1000:const:4000000000 buf:1000 1000"};
+    for (size_t i = 0; i < TU_LEN(cases); i++) {
+        ck_assert_msg(trident("run %s -n gather_kernel -s '%s' -g 4 %s", so, sig, cases[i]) == 1, "%s", out);
+        ck_assert_msg(strstr(out, "running 'gather_kernel' on host:0: ") && strstr(out, "kernel 'gather_kernel'") &&
+                          strstr(out, "faulted (SIGSEGV") &&
+                          strstr(out, "a buffer may be smaller than the grid and the sizes given make the kernel use"),
+                      "%s", out);
+    }
+    /* the same kernel with good indices runs and checks */
+    ck_assert_int_eq(trident("run %s -n gather_kernel -s '%s' -g 4 buf:1000:rand buf:1000:seq buf:1000 1000 "
+                             "--check 'out==x'", so, sig), 0);
+}
+END_TEST
+
+/* On a GPU (here the CUDA test double), the vendor's illegal-address error fails the run with exit 1, naming the
+ * kernel and what the error means. */
+START_TEST(run_gpu_fault)
+{
+    const char *dbl = tu_path("%s/tests/cuda/.libs/cudadouble.so", tu_builddir());
+    if (access(dbl, R_OK) != 0) {
+        tu_skip("run_gpu_fault", "the CUDA driver and its test double are not built (no CUDA headers)");
+        return;
+    }
+    char env[4200];
+    snprintf(env, sizeof env, "TRIDENT_DRIVER_CUDA_LIBRARY=%s TRDTEST_CUDA_FAIL=cuStreamSynchronize=700", dbl);
+    ck_assert_int_eq(tu_cli(env, out, sizeof out, "run %s/examples/add_kernel.trdb -d cuda:0 -g 4 buf:4096:rand "
+                            "buf:4096:rand buf:4096 4096", tu_builddir()), 1);
+    ck_assert_msg(strstr(out, "trident: running 'add_kernel' on cuda:0: ") &&
+                      strstr(out, "CUDA_ERROR_ILLEGAL_ADDRESS (700): an illegal memory access was encountered; the "
+                                  "kernel read or wrote outside its buffers"),
+                  "%s", out);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("cli");
@@ -517,6 +918,9 @@ static Suite *suite(void)
     tcase_set_timeout(t, 300);
     tcase_add_test(t, version_and_usage);
     tcase_add_test(t, devices_and_drivers);
+    tcase_add_test(t, devices_selector_and_detail);
+    tcase_add_test(t, drivers_verbose);
+    tcase_add_test(t, info_json);
     tcase_add_test(t, options_output_is_config);
     tcase_add_test(t, config_check_and_show);
     tcase_add_test(t, run_and_dump);
@@ -531,6 +935,16 @@ static Suite *suite(void)
     tcase_add_test(in, cli_messages);
     tcase_add_test(in, cli_bundle_atomic);
     suite_add_tcase(s, in);
+    TCase *r = tcase_create("run");
+    tcase_set_timeout(r, 300);
+    tcase_add_test(r, run_timing);
+    tcase_add_test(r, run_outputs_after_first_launch);
+    tcase_add_test(r, run_random_fills);
+    tcase_add_test(r, run_check);
+    tcase_add_test(r, run_paths_checked_first);
+    tcase_add_test(r, run_faulting_kernel);
+    tcase_add_test(r, run_gpu_fault);
+    suite_add_tcase(s, r);
     return s;
 }
 

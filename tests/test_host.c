@@ -1,11 +1,40 @@
 /* test_host.c: the host CPU driver runs real kernels (examples/host/,
  * native code in Triton's programming model) on random inputs; every output
  * element is checked against C. Grids from 1 to 10^5 programs, 2-D and 3-D
- * grids, every scalar type, scratch, streams and events, several threads. */
+ * grids, every scalar type, scratch, streams and events, several threads;
+ * objects destroyed while work that uses them is queued, failures of queued
+ * work, and where kernel images are written before dlopen. */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
+#include <errno.h>
 #include <math.h>
 #include <pthread.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <signal.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include "tests/testutil.h"
+
+/* libtrident's call to memfd_create lands here (the executable's definition
+ * comes first in symbol lookup): a test counts the calls, or makes them fail
+ * as a kernel without memfd_create (or a sandbox forbidding it) does. */
+static int memfd_fails;
+static unsigned memfd_calls;
+
+__attribute__((visibility("default"))) int memfd_create(const char *name, unsigned int flags)
+{
+    memfd_calls++;
+    if (memfd_fails) {
+        errno = ENOSYS;
+        return -1;
+    }
+    return (int)syscall(SYS_memfd_create, name, flags);
+}
 
 static trd_runtime_t *rt;
 static trd_device_t *host;
@@ -411,6 +440,439 @@ START_TEST(demo_bundle)
 }
 END_TEST
 
+
+/* Queues `count` launches of add_kernel on s (n elements each): enough work
+ * that what the test does next happens while most of it is still queued. */
+static void queue_adds(trd_kernel_t *k, trd_stream_t *s, trd_buffer_t *bx, trd_buffer_t *by, trd_buffer_t *bo, int n,
+                       int count)
+{
+    trd_arg_t a[4] = {trd_arg_buffer(bx), trd_arg_buffer(by), trd_arg_buffer(bo), trd_arg_int(n)};
+    trd_launch_t l = {.struct_size = sizeof l, .grid = {(uint32_t)(n + 1023) / 1024, 1, 1}, .num_args = 4, .args = a,
+                      .stream = s};
+    for (int i = 0; i < count; i++)
+        TU_OK(trd_kernel_launch(k, &l));
+}
+
+struct adds {
+    int n;
+    float *x, *y, *out;
+    trd_buffer_t *bx, *by, *bo;
+};
+
+static void adds_setup(struct adds *a, int n, uint64_t seed)
+{
+    a->n = n;
+    a->x = malloc((size_t)n * 4);
+    a->y = malloc((size_t)n * 4);
+    a->out = malloc((size_t)n * 4);
+    tu_fill_f32(a->x, (size_t)n, seed);
+    tu_fill_f32(a->y, (size_t)n, seed + 1);
+    for (int i = 0; i < n; i++)
+        a->out[i] = NAN;
+    a->bx = upload(a->x, (size_t)n * 4);
+    a->by = upload(a->y, (size_t)n * 4);
+    a->bo = upload(a->out, (size_t)n * 4);
+}
+
+static void adds_check(const struct adds *a)
+{
+    for (int i = 0; i < a->n; i++)
+        ck_assert_msg(a->out[i] == a->x[i] + a->y[i], "out[%d] = %g, expected %g", i, a->out[i], a->x[i] + a->y[i]);
+}
+
+static void adds_free(struct adds *a)
+{
+    trd_buffer_free(a->bx);
+    trd_buffer_free(a->by);
+    trd_buffer_free(a->bo);
+    free(a->x);
+    free(a->y);
+    free(a->out);
+}
+
+/* Destroying an event whose record is still queued is allowed: the record
+ * completes on a live event (it used to write freed memory). */
+START_TEST(event_destroyed_while_queued)
+{
+    trd_kernel_t *k = host_kernel("add_kernel", "x:*fp32,y:*fp32,out:*fp32,n:i32", NULL);
+    struct adds a;
+    adds_setup(&a, 1 << 18, 21);
+    trd_stream_t *s;
+    TU_OK(trd_stream_create(host, &s));
+    for (int round = 0; round < 4; round++) {
+        trd_event_t *e;
+        TU_OK(trd_event_create(host, &e));
+        queue_adds(k, s, a.bx, a.by, a.bo, a.n, 8);
+        TU_OK(trd_event_record(e, s));
+        trd_event_destroy(e);
+    }
+    TU_OK(trd_buffer_read(a.bo, 0, a.out, (size_t)a.n * 4, s));
+    TU_OK(trd_stream_synchronize(s));
+    adds_check(&a);
+    trd_stream_destroy(s);
+    adds_free(&a);
+    trd_kernel_destroy(k);
+}
+END_TEST
+
+/* Destroying a kernel whose launches are still queued is allowed: they run
+ * with the kernel's code, which is unloaded after the last (it used to be
+ * unloaded at once, and the stream ran unmapped code). */
+START_TEST(kernel_destroyed_while_queued)
+{
+    struct adds a;
+    adds_setup(&a, 1 << 18, 31);
+    trd_stream_t *s;
+    TU_OK(trd_stream_create(host, &s));
+    for (int round = 0; round < 4; round++) {
+        trd_kernel_t *k = host_kernel("add_kernel", "x:*fp32,y:*fp32,out:*fp32,n:i32", NULL);
+        queue_adds(k, s, a.bx, a.by, a.bo, a.n, 16);
+        trd_kernel_destroy(k);
+    }
+    TU_OK(trd_buffer_read(a.bo, 0, a.out, (size_t)a.n * 4, s));
+    TU_OK(trd_stream_synchronize(s));
+    adds_check(&a);
+    trd_stream_destroy(s);
+    adds_free(&a);
+}
+END_TEST
+
+/* Freeing a buffer that queued work still reads waits for that work; so does
+ * destroying the stream, and the read queued on it lands first. */
+START_TEST(buffer_and_stream_destroyed_while_queued)
+{
+    trd_kernel_t *k = host_kernel("add_kernel", "x:*fp32,y:*fp32,out:*fp32,n:i32", NULL);
+    struct adds a;
+    adds_setup(&a, 1 << 18, 41); /* 1 MiB buffers: malloc maps them, free unmaps them */
+    trd_stream_t *s;
+    TU_OK(trd_stream_create(host, &s));
+    queue_adds(k, s, a.bx, a.by, a.bo, a.n, 16);
+    TU_OK(trd_buffer_read(a.bo, 0, a.out, (size_t)a.n * 4, s));
+    trd_buffer_free(a.bx);
+    trd_buffer_free(a.by);
+    a.bx = a.by = NULL;
+    trd_stream_destroy(s);
+    adds_check(&a);
+    adds_free(&a);
+    trd_kernel_destroy(k);
+}
+END_TEST
+
+/* A launch whose scratch cannot be had fails when the stream runs it: the
+ * stream skips what follows until trd_stream_synchronize reports it, naming
+ * the kernel; events recorded after it report it too; then the stream runs
+ * again. Without a stream the launch itself fails. (The failure used to be
+ * dropped: success was reported and nothing ran.) */
+START_TEST(failed_launch_reported)
+{
+    /* 1 GiB of scratch a program, 2^20 programs: more than the machine's memory */
+    const char *meta = "{\"name\":\"scratch_kernel\",\"target\":{\"backend\":\"host\",\"arch\":\"\"},\"num_warps\":1,"
+                       "\"global_scratch_size\":1073741824,\"global_scratch_align\":16}";
+    trd_kernel_t *k = host_kernel("scratch_kernel", "x:*fp32,out:*fp32", meta);
+    float x[4] = {1, 2, 3, 4}, out[4] = {5, 6, 7, 8}, back[4];
+    trd_buffer_t *bx = upload(x, sizeof x), *bo = upload(out, sizeof out);
+    trd_stream_t *s;
+    trd_event_t *e;
+    TU_OK(trd_stream_create(host, &s));
+    TU_OK(trd_event_create(host, &e));
+    trd_arg_t a[2] = {trd_arg_buffer(bx), trd_arg_buffer(bo)};
+    trd_launch_t l = {.struct_size = sizeof l, .grid = {1u << 20, 1, 1}, .num_args = 2, .args = a, .stream = s};
+    TU_OK(trd_kernel_launch(k, &l)); /* queued: it fails when the stream runs it */
+    TU_OK(trd_buffer_fill(bo, 0, sizeof out, 0, s));
+    TU_OK(trd_event_record(e, s));
+    TU_FAILS(trd_event_synchronize(e), TRD_ERR_NO_MEMORY, "a queued launch of kernel 'scratch_kernel' on host:0 failed");
+    TU_FAILS(trd_stream_synchronize(s), TRD_ERR_NO_MEMORY,
+             "synchronizing a stream of host:0: a queued launch of kernel 'scratch_kernel' on host:0 failed: cannot "
+             "allocate 1125899906842624 bytes of scratch (1048576 programs x 1073741824 bytes)");
+    TU_OK(trd_buffer_read(bo, 0, back, sizeof back, NULL));
+    ck_assert_msg(memcmp(back, out, sizeof out) == 0, "the fill queued after the failed launch ran");
+    /* reported once: the stream runs what is queued next */
+    TU_OK(trd_stream_synchronize(s));
+    TU_OK(trd_buffer_fill(bo, 0, sizeof out, 0, s));
+    TU_OK(trd_event_record(e, s));
+    TU_OK(trd_event_synchronize(e));
+    TU_OK(trd_stream_synchronize(s));
+    TU_OK(trd_buffer_read(bo, 0, back, sizeof back, NULL));
+    for (int i = 0; i < 4; i++)
+        ck_assert(back[i] == 0.0f);
+    /* without a stream the launch runs at once, and fails there */
+    l.stream = NULL;
+    l.device = host;
+    TU_FAILS(trd_kernel_launch(k, &l), TRD_ERR_NO_MEMORY, "launching kernel 'scratch_kernel' on host:0: cannot allocate");
+    /* a grid whose scratch does not fit 64 bits, a grid whose programs do not */
+    l.grid[0] = 1u << 30;
+    l.grid[1] = 1u << 4;
+    l.stream = s;
+    TU_OK(trd_kernel_launch(k, &l));
+    TU_FAILS(trd_stream_synchronize(s), TRD_ERR_LIMIT, "the scratch of 17179869184 programs (1073741824 + 0 bytes "
+                                                       "each) overflows 64 bits");
+    /* (trd_kernel_launch refuses such a grid before it reaches the driver) */
+    l.grid[0] = l.grid[1] = l.grid[2] = 1u << 30;
+    TU_FAILS(trd_kernel_launch(k, &l), TRD_ERR_INVALID_ARGUMENT,
+             "grid 1073741824x1073741824x1073741824 has more than 2^63-1 programs");
+    trd_event_destroy(e);
+    trd_stream_destroy(s);
+    trd_buffer_free(bx);
+    trd_buffer_free(bo);
+    trd_kernel_destroy(k);
+}
+END_TEST
+
+/* ------------------------------------------------------------------ faults */
+
+#define GATHER_SIG "x:*fp32,idx:*i64,out:*fp32,n:i32"
+#define GATHER_BLOCK 256 /* examples/host/gather_kernel.c */
+
+/* gather_kernel over n elements with x = i + 0.5 and idx a random map into x, except the indices at `bad` (count
+ * nbad), which point 2^40 elements past x; returns the launch's status (the synchronize's with a stream), and
+ * when it succeeded the number of output elements that differ from x[idx[i]] in *wrong. No Check calls: the
+ * child processes below use it too. */
+static trd_status_t gather(trd_kernel_t *k, trd_device_t *dev, trd_stream_t *s, int n, const int *bad, int nbad,
+                           int *wrong)
+{
+    float *x = malloc(n * 4), *out = malloc(n * 4);
+    int64_t *idx = malloc(n * 8);
+    uint64_t seed = 99;
+    for (int i = 0; i < n; i++) {
+        x[i] = (float)i + 0.5f;
+        idx[i] = (int64_t)(tu_rand(&seed) % (uint64_t)n);
+    }
+    for (int i = 0; i < nbad; i++)
+        idx[bad[i]] = (int64_t)1 << 40;
+    trd_buffer_t *bx = NULL, *bi = NULL, *bo = NULL;
+    trd_status_t st;
+    if ((st = trd_buffer_alloc(dev, n * 4, &bx)) == TRD_OK && (st = trd_buffer_alloc(dev, n * 8, &bi)) == TRD_OK &&
+        (st = trd_buffer_alloc(dev, n * 4, &bo)) == TRD_OK && (st = trd_buffer_write(bx, 0, x, n * 4, NULL)) == TRD_OK &&
+        (st = trd_buffer_write(bi, 0, idx, n * 8, NULL)) == TRD_OK &&
+        (st = trd_buffer_fill(bo, 0, n * 4, 0, NULL)) == TRD_OK) {
+        trd_arg_t a[4] = {trd_arg_buffer(bx), trd_arg_buffer(bi), trd_arg_buffer(bo), trd_arg_int(n)};
+        trd_launch_t l = {.struct_size = sizeof l, .grid = {(uint32_t)(n + GATHER_BLOCK - 1) / GATHER_BLOCK, 1, 1},
+                          .num_args = 4, .args = a, .stream = s, .device = s ? NULL : dev};
+        st = trd_kernel_launch(k, &l);
+        if (st == TRD_OK && s)
+            st = trd_stream_synchronize(s);
+        if (st == TRD_OK && (st = trd_buffer_read(bo, 0, out, n * 4, NULL)) == TRD_OK) {
+            *wrong = 0;
+            for (int i = 0; i < n; i++)
+                *wrong += out[i] != x[idx[i]];
+        }
+    }
+    trd_buffer_free(bx);
+    trd_buffer_free(bi);
+    trd_buffer_free(bo);
+    free(x);
+    free(idx);
+    free(out);
+    return st;
+}
+
+/* A kernel that reads outside its buffers fails its launch with a message naming the kernel, the program, the
+ * signal and the likely cause (it used to kill the process with SIGSEGV); the worker threads keep catching faults
+ * (each one's signal unblocked again) and the next launches compute every element right. */
+START_TEST(faulting_kernel_fails_its_launch)
+{
+    trd_kernel_t *k = host_kernel("gather_kernel", GATHER_SIG, NULL);
+    const int n = 64 * GATHER_BLOCK;
+    int bad[] = {3 * GATHER_BLOCK + 7}, wrong = -1;
+    TU_FAILS(gather(k, host, NULL, n, bad, 1, &wrong), TRD_ERR_DEVICE,
+             "launching kernel 'gather_kernel' on host:0: program (3,0,0) of the 64x1x1 grid faulted (SIGSEGV");
+    ck_assert_ptr_nonnull(strstr(trd_error_message(), "a buffer may be smaller than the grid"));
+    /* every program faults, on every worker, many times over */
+    int all[64];
+    for (int i = 0; i < 64; i++)
+        all[i] = i * GATHER_BLOCK;
+    for (int r = 0; r < 20; r++)
+        TU_FAILS(gather(k, host, NULL, n, all, 64, &wrong), TRD_ERR_DEVICE, "faulted (SIGSEGV");
+    TU_OK(gather(k, host, NULL, n, NULL, 0, &wrong));
+    ck_assert_int_eq(wrong, 0);
+    /* queued on a stream: reported by the synchronize, once; the stream then runs what comes next */
+    trd_stream_t *s;
+    TU_OK(trd_stream_create(host, &s));
+    TU_FAILS(gather(k, host, s, n, all, 64, &wrong), TRD_ERR_DEVICE,
+             "a queued launch of kernel 'gather_kernel' on host:0 failed: program (");
+    TU_OK(trd_stream_synchronize(s));
+    wrong = -1;
+    TU_OK(gather(k, host, s, n, NULL, 0, &wrong));
+    ck_assert_int_eq(wrong, 0);
+    trd_stream_destroy(s);
+    trd_kernel_destroy(k);
+}
+END_TEST
+
+static void add_once(trd_kernel_t *k)
+{
+    struct adds a;
+    adds_setup(&a, 3000, 51);
+    trd_arg_t args[4] = {trd_arg_buffer(a.bx), trd_arg_buffer(a.by), trd_arg_buffer(a.bo), trd_arg_int(a.n)};
+    trd_launch_t l = {.struct_size = sizeof l, .grid = {3, 1, 1}, .num_args = 4, .args = args, .device = host};
+    TU_OK(trd_kernel_launch(k, &l));
+    TU_OK(trd_buffer_read(a.bo, 0, a.out, (size_t)a.n * 4, NULL));
+    adds_check(&a);
+    adds_free(&a);
+}
+
+static int dir_is_empty(const char *dir)
+{
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "test -z \"$(ls -A '%s')\"", dir);
+    return system(cmd) == 0;
+}
+
+/* Host kernels load from an anonymous memory file where the kernel has
+ * memfd_create (no directory involved); else from a file in TMPDIR (or
+ * /tmp), removed once loaded; a directory that cannot take the file is named
+ * in the error. (memfd_create used to be compiled out and /tmp hard-wired.) */
+START_TEST(kernel_files)
+{
+    const char *old = getenv("TMPDIR");
+    char *saved = old ? strdup(old) : NULL;
+    const char *kernel = "add_kernel", *sig = "x:*fp32,y:*fp32,out:*fp32,n:i32";
+    trd_kernel_t *k;
+#if HAVE_MEMFD_CREATE
+    setenv("TMPDIR", "/nonexistent/trident-test", 1);
+    memfd_calls = 0;
+    k = host_kernel(kernel, sig, NULL);
+    add_once(k);
+    ck_assert_msg(memfd_calls == 1, "memfd_create was called %u times", memfd_calls);
+    /* a second kernel while the first is loaded: its memory file gets the number the first one's had, and so
+     * the same /proc/self/fd path, which dlopen must not take for the first kernel */
+    trd_kernel_t *k2 = host_kernel("pid_grid_kernel", "out:*i32,hits:*i32", NULL);
+    TU_OK(trd_kernel_load(k2, host, NULL));
+    trd_kernel_destroy(k2);
+    add_once(k);
+    trd_kernel_destroy(k);
+#else
+    tu_skip("kernel_files: the memfd_create path", "this build has no memfd_create");
+#endif
+    memfd_fails = 1;
+    const char *dir = tu_path("%s/tests/home/kernels", tu_builddir());
+    mkdir(tu_path("%s/tests/home", tu_builddir()), 0700);
+    ck_assert(mkdir(dir, 0700) == 0 || errno == EEXIST);
+    setenv("TMPDIR", dir, 1);
+    k = host_kernel(kernel, sig, NULL);
+    add_once(k);
+    trd_kernel_destroy(k);
+    ck_assert_msg(dir_is_empty(dir), "the kernel's file was left in %s", dir);
+    const char *bad[] = {"/nonexistent/trident-test", "/etc/hostname"};
+    for (size_t i = 0; i < TU_LEN(bad); i++) {
+        setenv("TMPDIR", bad[i], 1);
+        k = host_kernel(kernel, sig, NULL);
+        TU_FAILS(trd_kernel_load(k, host, NULL), TRD_ERR_IO,
+                 tu_path("cannot create a file in %s (TMPDIR): %s", bad[i], i ? "Not a directory" : "No such file"));
+#if HAVE_MEMFD_CREATE
+        TU_FAILS(trd_kernel_load(k, host, NULL), TRD_ERR_IO, "memfd_create failed: Function not implemented");
+#endif
+        trd_kernel_destroy(k);
+    }
+    memfd_fails = 0;
+    if (saved)
+        setenv("TMPDIR", saved, 1);
+    else
+        unsetenv("TMPDIR");
+    free(saved);
+}
+END_TEST
+
+static const char *self_path(void)
+{
+    static char path[4096];
+    ssize_t len = readlink("/proc/self/exe", path, sizeof path - 1);
+    ck_assert_int_gt(len, 0);
+    path[len] = '\0';
+    return path;
+}
+
+/* Runs this program again with `mode` as its argument, in a fresh process (nothing installed yet); its output
+ * (stdout and stderr) into out; returns its wait status. */
+static int run_self(const char *mode, char *out, size_t cap)
+{
+    const char *self = self_path();
+    int fds[2];
+    ck_assert_int_eq(pipe(fds), 0);
+    fflush(NULL);
+    pid_t pid = fork();
+    ck_assert_int_ge(pid, 0);
+    if (pid == 0) {
+        dup2(fds[1], 1);
+        dup2(fds[1], 2);
+        close(fds[0]);
+        close(fds[1]);
+        execl(self, self, mode, (char *)NULL);
+        _exit(127);
+    }
+    close(fds[1]);
+    size_t n = 0;
+    ssize_t r;
+    while (n + 1 < cap && (r = read(fds[0], out + n, cap - 1 - n)) > 0)
+        n += (size_t)r;
+    out[n] = '\0';
+    close(fds[0]);
+    int status;
+    ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+    return status;
+}
+
+static void user_handler(int sig)
+{
+    (void)sig;
+    static const char msg[] = "the program's own handler\n";
+    ssize_t w = write(1, msg, sizeof msg - 1);
+    (void)w;
+    _exit(42);
+}
+
+/* The child modes: "--chain": the program's own SIGSEGV handler, installed first, still gets the faults raised
+ * outside kernels; "--uncaught": with [driver.host] catch_faults = false, a kernel's fault kills the process. */
+static int fault_child(const char *mode)
+{
+    int chain = strcmp(mode, "--chain") == 0;
+    if (chain) {
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = user_handler;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGSEGV, &sa, NULL);
+    }
+    trd_config_t *c = NULL;
+    trd_runtime_t *r = NULL;
+    trd_device_t *dev;
+    trd_kernel_t *k;
+    trd_kernel_desc_t d = {.struct_size = sizeof d, .path = tu_host_kernel("gather_kernel"), .name = "gather_kernel",
+                           .signature = GATHER_SIG};
+    if (trd_config_create(0, &c) != TRD_OK ||
+        (!chain && trd_config_load_string(c, "[driver.host]\ncatch_faults = false\n", "test.ini") != TRD_OK))
+        return 3;
+    trd_runtime_desc_t rd = {.struct_size = sizeof rd, .config = c};
+    if (trd_runtime_create(&rd, &r) != TRD_OK || trd_runtime_device_find(r, "host:0", &dev) != TRD_OK ||
+        trd_kernel_create(r, &d, &k) != TRD_OK) {
+        printf("%s\n", trd_error_message());
+        return 3;
+    }
+    int bad[] = {5}, wrong;
+    trd_status_t st = gather(k, dev, NULL, GATHER_BLOCK, bad, 1, &wrong);
+    printf("kernel fault: %s\n", st == TRD_ERR_DEVICE && strstr(trd_error_message(), "faulted (SIGSEGV") ? "caught"
+                                                                                                          : "missed");
+    fflush(stdout);
+    volatile uintptr_t where = 8;
+    *(volatile int *)where = 1; /* a fault outside any kernel */
+    printf("not reached\n");
+    return 0;
+}
+
+START_TEST(faults_outside_kernels_pass_on)
+{
+    static char out[1 << 16];
+    int st = run_self("--chain", out, sizeof out);
+    ck_assert_msg(WIFEXITED(st) && WEXITSTATUS(st) == 42, "status %d: %s", st, out);
+    ck_assert_msg(strstr(out, "kernel fault: caught\nthe program's own handler\n"), "%s", out);
+    st = run_self("--uncaught", out, sizeof out);
+    /* killed by the signal, or (a sanitized build) by the sanitizer's report of it */
+    ck_assert_msg((WIFSIGNALED(st) && WTERMSIG(st) == SIGSEGV) || strstr(out, "SEGV on unknown address"),
+                  "status %d: %s", st, out);
+    ck_assert_msg(!strstr(out, "kernel fault:"), "%s", out);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("host");
@@ -427,11 +889,24 @@ static Suite *suite(void)
     tcase_add_test(t, declared_signature);
     tcase_add_test(t, bad_launches);
     tcase_add_test(t, demo_bundle);
+    tcase_add_test(t, event_destroyed_while_queued);
+    tcase_add_test(t, kernel_destroyed_while_queued);
+    tcase_add_test(t, buffer_and_stream_destroyed_while_queued);
+    tcase_add_test(t, failed_launch_reported);
+    tcase_add_test(t, kernel_files);
     suite_add_tcase(s, t);
+    TCase *f = tcase_create("faults");
+    tcase_add_checked_fixture(f, setup, teardown);
+    tcase_set_timeout(f, 300);
+    tcase_add_test(f, faulting_kernel_fails_its_launch);
+    tcase_add_test(f, faults_outside_kernels_pass_on);
+    suite_add_tcase(s, f);
     return s;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
+    if (argc == 2)
+        return fault_child(argv[1]);
     return tu_run(suite());
 }

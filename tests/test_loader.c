@@ -111,6 +111,42 @@ START_TEST(paths_and_duplicates)
 }
 END_TEST
 
+/* The places searched, in order, each with its origin and what it held (trident drivers -v). */
+START_TEST(search_is_recorded)
+{
+    char list[8192];
+    snprintf(list, sizeof list, "relative/dir:%s:/nonexistent/dir:%s/tests/drivers/.libs", tu_test_driver("td_a"),
+             tu_builddir());
+    trd_runtime_t *rt = tu_runtime(list, NULL);
+    uint32_t n;
+    TU_OK(trd_runtime_driver_search_count(rt, &n));
+    ck_assert_uint_eq(n, 4); /* no build tree, no installed drivers: TRD_RUNTIME_NO_DEFAULT_DRIVERS */
+    const struct {
+        const char *path, *problem;
+        uint32_t modules;
+    } want[] = {{"relative/dir", "not an absolute path: ignored", 0},
+                {tu_test_driver("td_a"), NULL, 1},
+                {"/nonexistent/dir", "No such file or directory", 0},
+                {tu_path("%s/tests/drivers/.libs", tu_builddir()), NULL, 0}};
+    for (uint32_t i = 0; i < n; i++) {
+        trd_driver_search_t e = {.struct_size = sizeof e};
+        TU_OK(trd_runtime_driver_search_info(rt, i, &e));
+        ck_assert_str_eq(e.path, want[i].path);
+        ck_assert_str_eq(e.origin, "trd_runtime_desc_t.driver_path");
+        ck_assert_uint_eq(e.modules, want[i].modules);
+        if (want[i].problem)
+            ck_assert_str_eq(e.problem, want[i].problem);
+        else
+            ck_assert_ptr_null(e.problem);
+    }
+    trd_driver_search_t e = {.struct_size = sizeof e};
+    TU_FAILS(trd_runtime_driver_search_info(rt, 4, &e), TRD_ERR_NOT_FOUND, "search index 4 is out of range (4 places");
+    e.struct_size = 4;
+    TU_FAILS(trd_runtime_driver_search_info(rt, 0, &e), TRD_ERR_VERSION, "trd_driver_search_t");
+    trd_runtime_destroy(rt);
+}
+END_TEST
+
 START_TEST(one_physical_device_one_driver)
 {
     /* td_a's device 0 and td_dup's device 0 share PCI 0000:80:00.0 */
@@ -337,6 +373,7 @@ static Suite *suite(void)
     TCase *t = tcase_create("loader");
     tcase_add_test(t, broken_modules_are_refused);
     tcase_add_test(t, paths_and_duplicates);
+    tcase_add_test(t, search_is_recorded);
     tcase_add_test(t, one_physical_device_one_driver);
     tcase_add_test(t, config_disables);
     tcase_add_test(t, device_selection);

@@ -67,15 +67,28 @@ static void print_releases(const char *backend, const char *triton)
     printf("%s%s)\n", *r.tested ? "; CI tests it against " : "", r.tested);
 }
 
-static const char *section_of(const char *backend)
+/* The driver table's keys go in every [driver.<name>] section: one for each driver trident ships. */
+static const char *const driver_sections[] = {"driver.cuda", "driver.hip", "driver.levelzero", "driver.host"};
+
+/* The ini sections a backend's table fills (*n of them). */
+static const char *section_of(const char *backend, uint32_t k, uint32_t *n)
 {
     static char buf[64];
+    *n = 1;
     if (strcmp(backend, "runtime") == 0)
         return "runtime";
-    if (strcmp(backend, "driver") == 0)
-        return "driver.host";
+    if (strcmp(backend, "driver") == 0) {
+        *n = sizeof driver_sections / sizeof driver_sections[0];
+        return driver_sections[k];
+    }
     snprintf(buf, sizeof buf, "backend.%s", backend);
     return buf;
+}
+
+/* A driver row that only the host driver reads (the table says so at the start of its doc). */
+static int host_only(const trd_option_info_t *info)
+{
+    return strncmp(info->doc, "host driver only", 16) == 0;
 }
 
 int cmd_options(int argc, char **argv)
@@ -146,56 +159,65 @@ int cmd_options(int argc, char **argv)
         trd_backend_name(b, &backend);
         if (only && strcmp(only, backend) != 0 && !(strcmp(only, "intel") == 0 && strcmp(backend, "xpu") == 0))
             continue;
-        uint32_t n = 0;
+        uint32_t n = 0, nsections = 1;
         trd_option_count(backend, &n);
-        if (!json)
-            printf("%s[%s]\n", listed++ ? "\n" : "", section_of(backend));
-        for (uint32_t i = 0; i < n; i++) {
-            trd_option_info_t info = {.struct_size = sizeof info};
-            trd_option_info(backend, i, &info);
-            int32_t current = 0;
-            trd_option_exists(backend, info.name, NULL, &current);
-            current = current || (info.flags & TRD_OPTION_NOT_FIELD);
-            const char *def;
-            int shown = row_in(backend, &info, triton, &def);
-            if (shown < 0) { /* a release this table does not know, another one does */
-                if (!json)
-                    printf("# %s\n", trd_error_message());
-                break;
+        for (uint32_t sec = 0; sec < nsections && (sec == 0 || !json); sec++) {
+            const char *section = section_of(backend, sec, &nsections);
+            if (!json) {
+                printf("%s[%s]\n", listed++ ? "\n" : "", section);
+                if (nsections > 1 && sec == 0)
+                    printf("# the keys of every [driver.<name>] section (a module's name: cuda, hip, levelzero, host, "
+                           "...)\n");
             }
-            if (i == 0 && !json)
-                print_releases(backend, triton);
-            if (!shown || (!triton && !current))
-                continue;
-            if (json) {
-                json_array_append_new(
-                    arr, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:b, s:b}", "name",
-                                   info.name, "backend", backend, "type", info.type_name, "kind", type_name(info.type),
-                                   "default", def, "stage", stage_name(info.stage), "doc", info.doc, "derived",
-                                   info.derived ? json_string(info.derived) : json_null(), "values",
-                                   info.values ? json_string(info.values) : json_null(), "since",
-                                   info.triton_since ? json_string(info.triton_since) : json_null(), "until",
-                                   info.triton_until ? json_string(info.triton_until) : json_null(), "env",
-                                   info.env ? json_string(info.env) : json_null(), "triton_field",
-                                   !(info.flags & TRD_OPTION_NOT_FIELD), "settable", current));
-                continue;
+            for (uint32_t i = 0; i < n; i++) {
+                trd_option_info_t info = {.struct_size = sizeof info};
+                trd_option_info(backend, i, &info);
+                if (!json && host_only(&info) && strcmp(section, "driver.host") != 0)
+                    continue;
+                int32_t current = 0;
+                trd_option_exists(backend, info.name, NULL, &current);
+                current = current || (info.flags & TRD_OPTION_NOT_FIELD);
+                const char *def;
+                int shown = row_in(backend, &info, triton, &def);
+                if (shown < 0) { /* a release this table does not know, another one does */
+                    if (!json)
+                        printf("# %s\n", trd_error_message());
+                    break;
+                }
+                if (i == 0 && !json)
+                    print_releases(backend, triton);
+                if (!shown || (!triton && !current))
+                    continue;
+                if (json) {
+                    json_array_append_new(
+                        arr, json_pack("{s:s, s:s, s:s, s:s, s:s, s:s, s:s, s:o, s:o, s:o, s:o, s:o, s:b, s:b}", "name",
+                                       info.name, "backend", backend, "type", info.type_name, "kind", type_name(info.type),
+                                       "default", def, "stage", stage_name(info.stage), "doc", info.doc, "derived",
+                                       info.derived ? json_string(info.derived) : json_null(), "values",
+                                       info.values ? json_string(info.values) : json_null(), "since",
+                                       info.triton_since ? json_string(info.triton_since) : json_null(), "until",
+                                       info.triton_until ? json_string(info.triton_until) : json_null(), "env",
+                                       info.env ? json_string(info.env) : json_null(), "triton_field",
+                                       !(info.flags & TRD_OPTION_NOT_FIELD), "settable", current));
+                    continue;
+                }
+                printf("# %s (%s, %s stage)", info.name, info.type_name, stage_name(info.stage));
+                if (info.triton_since || info.triton_until)
+                    printf(", releases %s .. %s", info.triton_since ? info.triton_since : "?",
+                           info.triton_until ? info.triton_until : "current");
+                printf("\n# %s\n", info.doc);
+                if (info.values)
+                    printf("# accepted: %s\n", info.values);
+                if (info.derived)
+                    printf("# derived default: %s\n", info.derived);
+                if (info.env)
+                    printf("# environment: %s\n", info.env);
+                /* a field the newest release dropped is no option of trident's runtime: listed, not set */
+                if (!current)
+                    printf("# not in the newest release, whose fields trident's options follow: not settable in "
+                           "trident.ini\n# ");
+                printf("%s = %s\n", info.name, def);
             }
-            printf("# %s (%s, %s stage)", info.name, info.type_name, stage_name(info.stage));
-            if (info.triton_since || info.triton_until)
-                printf(", releases %s .. %s", info.triton_since ? info.triton_since : "?",
-                       info.triton_until ? info.triton_until : "current");
-            printf("\n# %s\n", info.doc);
-            if (info.values)
-                printf("# accepted: %s\n", info.values);
-            if (info.derived)
-                printf("# derived default: %s\n", info.derived);
-            if (info.env)
-                printf("# environment: %s\n", info.env);
-            /* a field the newest release dropped is no option of trident's runtime: listed, not set */
-            if (!current)
-                printf("# not in the newest release, whose fields trident's options follow: not settable in "
-                       "trident.ini\n# ");
-            printf("%s = %s\n", info.name, def);
         }
     }
     return json ? cli_print_json(arr) : CLI_OK;
@@ -297,7 +319,8 @@ static int config_show(int argc, char **argv)
     json_t *arr = json ? json_array() : NULL;
     static const char *const backends[] = {"runtime", "cuda", "hip", "xpu", "host"};
     for (size_t b = 0; b < sizeof backends / sizeof backends[0]; b++) {
-        const char *section = section_of(backends[b]);
+        uint32_t one;
+        const char *section = section_of(backends[b], 0, &one);
         if (!json)
             printf("%s[%s]\n", b ? "\n" : "", section);
         uint32_t n = 0;

@@ -18,6 +18,14 @@
  * Errors: a function that fails returns a trd_status_t and describes the
  * failure with trd_driver_error() (value, what was expected, the vendor's
  * error name), which fills the caller's thread-local message.
+ *
+ * Lifetimes (trident.h, "Lifetimes"): module_unload, event_destroy, mem_free
+ * and stream_destroy may be called while work that uses the object is still
+ * queued. The driver keeps what that work needs until it has run (module
+ * code, the event) or waits for it (mem_free, stream_destroy); module_unload
+ * and event_destroy may wait too. Queued work that fails when it runs is
+ * reported by the next stream_sync of its stream, and by event_sync of the
+ * events recorded after it (trident.h, "Errors of queued work").
  */
 #ifndef TRIDENT_DRIVER_H
 #define TRIDENT_DRIVER_H
@@ -174,6 +182,13 @@ TRD_API void trd_driver_log(int32_t level, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+
+/* What every driver says of a kernel that faulted on a memory access (the
+ * host's SIGSEGV, CUDA's and HIP's illegal address, Level Zero's lost
+ * device), after naming the kernel and the vendor's error. */
+#define TRD_DRIVER_FAULT_HINT                                                        \
+    "the kernel read or wrote outside its buffers: a buffer may be smaller than "   \
+    "the grid and the sizes given make the kernel use, or a pointer argument null"
 
 #if defined(__GNUC__)
 #define TRD_DRIVER_EXPORT __attribute__((visibility("default")))

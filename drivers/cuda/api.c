@@ -114,6 +114,30 @@ static trd_status_t map_status(CUresult r)
     }
 }
 
+/* What a kernel's fault on the device means, after CUDA's own words: the
+ * error is sticky (every later call in the context fails with it). */
+static const char *fault_hint(CUresult r)
+{
+    switch (r) {
+    case CUDA_ERROR_ILLEGAL_ADDRESS:
+    case CUDA_ERROR_MISALIGNED_ADDRESS:
+    case CUDA_ERROR_INVALID_ADDRESS_SPACE:
+        return "; " TRD_DRIVER_FAULT_HINT "; CUDA keeps this error: every later call on the device fails with it "
+               "(run in a new process)";
+    case CUDA_ERROR_ASSERT:
+        return "; a device-side assertion of the kernel failed; CUDA keeps this error: every later call on the "
+               "device fails with it (run in a new process)";
+    case CUDA_ERROR_HARDWARE_STACK_ERROR:
+    case CUDA_ERROR_ILLEGAL_INSTRUCTION:
+    case CUDA_ERROR_INVALID_PC:
+    case CUDA_ERROR_LAUNCH_FAILED:
+        return "; the kernel faulted on the device; CUDA keeps this error: every later call on the device fails "
+               "with it (run in a new process)";
+    default:
+        return "";
+    }
+}
+
 trd_status_t cuda_error(const struct cuda_api *api, CUresult r, const char *fmt, ...)
 {
     char what[1536];
@@ -126,6 +150,6 @@ trd_status_t cuda_error(const struct cuda_api *api, CUresult r, const char *fmt,
         api->cuGetErrorName(r, &name);
     if (api->cuGetErrorString)
         api->cuGetErrorString(r, &text);
-    return trd_driver_error(map_status(r), "%s: %s (%d): %s", what, name ? name : "CUDA_ERROR", (int)r,
-                            text ? text : "no description");
+    return trd_driver_error(map_status(r), "%s: %s (%d): %s%s", what, name ? name : "CUDA_ERROR", (int)r,
+                            text ? text : "no description", fault_hint(r));
 }

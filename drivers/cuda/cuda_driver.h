@@ -108,6 +108,11 @@ struct cuda_ctx_scope {
 };
 trd_status_t cuda_ctx_enter(struct cuda_device *d, struct cuda_ctx_scope *scope);
 void cuda_ctx_leave(struct cuda_device *d, struct cuda_ctx_scope *scope);
+/* Waits for the work queued in the device's context, on any stream (trident's
+ * and the caller's), before code or memory that work may use goes; the
+ * context is current. A failure (a queued kernel's sticky error) is logged,
+ * not reported: what is released goes all the same. */
+void cuda_ctx_drain(struct cuda_device *d, const char *why);
 
 void cuda_arena_init(struct cuda_arena *a);
 void cuda_arena_free(const struct cuda_api *api, struct cuda_arena *a);

@@ -158,6 +158,8 @@ static void cuda_device_close(void *device)
     struct cuda_device *d = device;
     struct cuda_ctx_scope sc;
     int entered = cuda_ctx_enter(d, &sc) == TRD_OK;
+    if (entered)
+        cuda_ctx_drain(d, "before freeing the scratch of foreign streams");
     for (int i = 0; i < CUDA_FOREIGN_STREAMS; i++)
         cuda_arena_free(d->api, &d->foreign[i].arena);
     if (entered)
@@ -188,6 +190,19 @@ void cuda_ctx_leave(struct cuda_device *d, struct cuda_ctx_scope *scope)
     }
 }
 
+void cuda_ctx_drain(struct cuda_device *d, const char *why)
+{
+    CUresult r = d->api->cuCtxSynchronize();
+    if (r != CUDA_SUCCESS) {
+        /* logged, not set: the caller's message (of the failure being cleaned up after) stays */
+        const char *name = NULL;
+        if (d->api->cuGetErrorName)
+            d->api->cuGetErrorName(r, &name);
+        trd_driver_log(TRD_LOG_WARN, "cuda: cuCtxSynchronize on cuda:%d %s: %s (%d)", d->ordinal, why,
+                       name ? name : "CUDA_ERROR", (int)r);
+    }
+}
+
 /* -------------------------------------------------------------- memory */
 
 static trd_status_t cuda_mem_alloc(void *device, uint64_t size, void **ptr)
@@ -206,12 +221,14 @@ static trd_status_t cuda_mem_alloc(void *device, uint64_t size, void **ptr)
     return TRD_OK;
 }
 
+/* Queued work may still use the memory: trd_buffer_free waits for it. */
 static void cuda_mem_free(void *device, void *ptr)
 {
     struct cuda_device *d = device;
     struct cuda_ctx_scope sc;
     if (cuda_ctx_enter(d, &sc) != TRD_OK)
         return;
+    cuda_ctx_drain(d, "before freeing a buffer");
     d->api->cuMemFree((CUdeviceptr)(uintptr_t)ptr);
     cuda_ctx_leave(d, &sc);
 }

@@ -455,6 +455,8 @@ void cuda_module_unload(void *module)
         return;
     struct cuda_ctx_scope sc;
     if (cuda_ctx_enter(m->dev, &sc) == TRD_OK) {
+        /* launches of it may still be queued, on any stream: unloading code under them is undefined */
+        cuda_ctx_drain(m->dev, "before unloading a module");
         m->dev->api->cuModuleUnload(m->mod);
         cuda_ctx_leave(m->dev, &sc);
     }

@@ -17,6 +17,7 @@
     X(cuCtxGetCurrent)                      \
     X(cuCtxPushCurrent)                     \
     X(cuCtxPopCurrent)                      \
+    X(cuCtxSynchronize)                     \
     X(cuModuleLoadDataEx)                   \
     X(cuModuleUnload)                       \
     X(cuModuleGetFunction)                  \

@@ -58,6 +58,23 @@ void hip_describe(const struct hip_api *api, hipError_t e, char *buf, size_t cap
         snprintf(buf, cap, "%s (%d)", name, (int)e);
 }
 
+/* What a kernel's fault on the device means, after HIP's own words (the error stays with the device). */
+static const char *fault_hint(hipError_t e)
+{
+    switch (e) {
+    case HIP_ERROR_ILLEGAL_ADDRESS:
+        return "; " TRD_DRIVER_FAULT_HINT "; HIP keeps this error: later calls on the device fail with it (run in "
+               "a new process)";
+    case HIP_ERROR_ASSERT:
+        return "; a device-side assertion of the kernel failed";
+    case HIP_ERROR_LAUNCH_FAILURE:
+        return "; the kernel faulted on the device (a memory access outside its buffers is the usual cause); HIP "
+               "keeps this error: later calls on the device fail with it (run in a new process)";
+    default:
+        return "";
+    }
+}
+
 trd_status_t hip_fail(const struct hip_api *api, hipError_t e, const char *fmt, ...)
 {
     char what[1024], why[512];
@@ -66,5 +83,12 @@ trd_status_t hip_fail(const struct hip_api *api, hipError_t e, const char *fmt, 
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
     hip_describe(api, e, why, sizeof why);
-    return trd_driver_error(hip_status(e), "%s: %s", what, why);
+    return trd_driver_error(hip_status(e), "%s: %s%s", what, why, fault_hint(e));
+}
+
+void hip_log_failure(const struct hip_device *dev, hipError_t e, const char *what)
+{
+    char why[256];
+    hip_describe(&dev->drv->api, e, why, sizeof why);
+    trd_driver_log(TRD_LOG_WARN, "hip: %s on %s failed: %s", what, dev->uri, why);
 }

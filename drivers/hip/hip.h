@@ -131,6 +131,9 @@ void hip_describe(const struct hip_api *api, hipError_t e, char *buf, size_t cap
  * mapped status. */
 trd_status_t hip_fail(const struct hip_api *api, hipError_t e, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
+/* Logs "<what> on <device> failed: <hip_describe>" for a failure a void op
+ * cannot return; the thread's message stays as it was. */
+void hip_log_failure(const struct hip_device *dev, hipError_t e, const char *what);
 
 /* device.c */
 trd_status_t hip_device_enter(const struct hip_device *dev, int *prev);

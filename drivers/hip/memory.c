@@ -20,6 +20,8 @@ trd_status_t hip_mem_alloc(void *device, uint64_t size, void **ptr)
     return TRD_OK;
 }
 
+/* hipFree synchronizes the device implicitly (HIP documents it): queued work
+ * that may use the memory is done before it goes, as trd_buffer_free promises. */
 void hip_mem_free(void *device, void *ptr)
 {
     struct hip_device *dev = device;

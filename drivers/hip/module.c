@@ -197,12 +197,12 @@ void hip_module_unload(void *module)
     const struct hip_api *api = &m->dev->drv->api;
     int prev;
     if (hip_device_enter(m->dev, &prev) == TRD_OK) {
-        hipError_t e = api->hipModuleUnload(m->module);
-        if (e != HIP_SUCCESS) {
-            char why[256];
-            hip_describe(api, e, why, sizeof why);
-            trd_driver_log(TRD_LOG_WARN, "hip: hipModuleUnload on %s failed: %s", m->dev->uri, why);
-        }
+        /* launches of it may still be queued, on any stream of the device: HIP does not wait for them */
+        hipError_t e = api->hipDeviceSynchronize();
+        if (e != HIP_SUCCESS)
+            hip_log_failure(m->dev, e, "hipDeviceSynchronize before unloading a module");
+        if ((e = api->hipModuleUnload(m->module)) != HIP_SUCCESS)
+            hip_log_failure(m->dev, e, "hipModuleUnload");
         hip_device_leave(m->dev, prev);
     }
     free(m);

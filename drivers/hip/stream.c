@@ -4,13 +4,6 @@
 
 #include "drivers/hip/hip.h"
 
-static void hip_log_failure(const struct hip_device *dev, hipError_t e, const char *what)
-{
-    char why[256];
-    hip_describe(&dev->drv->api, e, why, sizeof why);
-    trd_driver_log(TRD_LOG_WARN, "hip: %s on %s failed: %s", what, dev->uri, why);
-}
-
 trd_status_t hip_stream_create(void *device, void **out)
 {
     struct hip_device *dev = device;

@@ -1,19 +1,21 @@
 /* host.c: the host CPU driver. Kernels are native shared objects loaded from
  * memory; each program of the grid is one call (host_kernel.h). */
+#ifdef HAVE_CONFIG_H
+#include "config.h"
+#endif
+
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/statvfs.h>
 #include <sys/utsname.h>
 #include <unistd.h>
 
 #include "drivers/host/host.h"
-
-#ifndef HAVE_MEMFD_CREATE
-#define HAVE_MEMFD_CREATE 0
-#endif
 
 static void read_cpuinfo(struct host_driver *d)
 {
@@ -56,6 +58,8 @@ static trd_status_t host_init(const trd_driver_init_args_t *args, void **out)
         d->ndevices = (uint32_t)strtoul(v, NULL, 10); /* validated by the option table */
     if (args->config_get && (v = args->config_get(args->config_ctx, "threads")) && strtoul(v, NULL, 10) > 0)
         d->threads = (uint32_t)strtoul(v, NULL, 10);
+    d->catch_faults = !(args->config_get && (v = args->config_get(args->config_ctx, "catch_faults")) &&
+                        strcmp(v, "false") == 0);
     read_cpuinfo(d);
     struct utsname u;
     snprintf(d->arch, sizeof d->arch, "%.31s", uname(&u) == 0 ? u.machine : "unknown");
@@ -109,6 +113,7 @@ static trd_status_t host_device_open(void *driver, uint32_t ordinal, void **out)
         free(dev);
         return trd_driver_error(TRD_ERR_NO_MEMORY, "cannot start %u worker threads", d->threads);
     }
+    pthread_mutex_init(&dev->streams_lock, NULL);
     *out = dev;
     return TRD_OK;
 }
@@ -116,28 +121,36 @@ static trd_status_t host_device_open(void *driver, uint32_t ordinal, void **out)
 static void host_device_close(void *device)
 {
     struct host_device *dev = device;
+    pthread_mutex_destroy(&dev->streams_lock);
     host_pool_stop(&dev->pool);
     free(dev);
 }
 
-/* dlopen()s an in-memory shared object through an anonymous file. */
-static void *open_image(const void *image, uint64_t size, const char *label, char *err, size_t errcap)
+/* The directory kernels are written to when there is no memfd_create: TMPDIR
+ * (ignored in setuid programs), else /tmp. It must allow executing mapped
+ * files (not mounted noexec). */
+static const char *kernel_dir(const char **origin)
 {
-    int fd = -1;
-    char path[64];
-#if HAVE_MEMFD_CREATE
-    fd = memfd_create("trident-host-kernel", MFD_CLOEXEC);
-#endif
-    char tmpl[] = "/tmp/trident-kernel-XXXXXX";
-    int temp = 0;
-    if (fd < 0) {
-        fd = mkstemp(tmpl);
-        temp = 1;
-    }
-    if (fd < 0) {
-        snprintf(err, errcap, "cannot create a file for %s: %s", label, strerror(errno));
-        return NULL;
-    }
+    const char *d = secure_getenv("TMPDIR");
+    *origin = d && *d ? "TMPDIR" : "the default; set TMPDIR to choose another";
+    return d && *d ? d : "/tmp";
+}
+
+/* 1 when dlopen(path) would return an object loaded earlier under that name
+ * instead of loading the file. */
+static int name_is_loaded(const char *path)
+{
+    void *dl = dlopen(path, RTLD_NOW | RTLD_NOLOAD);
+    if (dl)
+        dlclose(dl);
+    return dl != NULL;
+}
+
+/* dlopen()s the image written to fd, reachable as `path`; on failure *st is
+ * TRD_ERR_IO (writing) or TRD_ERR_FORMAT (loading). */
+static void *open_written(int fd, const char *path, const void *image, uint64_t size, const char *label, char *err,
+                          size_t errcap, trd_status_t *st)
+{
     const char *p = image;
     uint64_t left = size;
     while (left > 0) {
@@ -145,27 +158,85 @@ static void *open_image(const void *image, uint64_t size, const char *label, cha
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0) {
-            snprintf(err, errcap, "cannot write %s's image: %s", label, strerror(errno));
-            close(fd);
-            if (temp)
-                unlink(tmpl);
+            snprintf(err, errcap, "cannot write %s's image to %s: %s", label, path, strerror(errno));
+            *st = TRD_ERR_IO;
             return NULL;
         }
         p += w;
         left -= (uint64_t)w;
     }
-    if (temp)
-        snprintf(path, sizeof path, "%s", tmpl);
-    else
-        snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
     void *dl = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (!dl) {
         const char *e = dlerror();
         snprintf(err, errcap, "the host image of %s does not load: %s", label, e ? e : "dlopen failed");
+        *st = TRD_ERR_FORMAT;
     }
+    return dl;
+}
+
+/* dlopen()s an in-memory shared object: through an anonymous memory file
+ * where the kernel has memfd_create, else through a file in kernel_dir()
+ * that is removed once loaded. */
+static void *open_image(const void *image, uint64_t size, const char *label, char *err, size_t errcap,
+                        trd_status_t *st)
+{
+    char memfd_why[128] = "";
+#if HAVE_MEMFD_CREATE
+    int mfd = memfd_create("trident-host-kernel", MFD_CLOEXEC);
+    char mpath[64];
+    /* dlopen returns an object already loaded under the same name, and the name "/proc/self/fd/N" comes back
+     * once fd N is closed: move the file to a number no loaded object is named after */
+    for (int tries = 0; mfd >= 0; tries++) {
+        snprintf(mpath, sizeof mpath, "/proc/self/fd/%d", mfd);
+        if (!name_is_loaded(mpath))
+            break;
+        int moved = tries < 64 ? fcntl(mfd, F_DUPFD_CLOEXEC, mfd + 1) : -1;
+        close(mfd);
+        mfd = moved;
+    }
+    if (mfd >= 0) {
+        void *dl = open_written(mfd, mpath, image, size, label, err, errcap, st);
+        close(mfd);
+        return dl;
+    }
+    snprintf(memfd_why, sizeof memfd_why, " (memfd_create failed: %s)", strerror(errno));
+#endif
+    const char *origin;
+    const char *dir = kernel_dir(&origin);
+    char path[4096];
+    if (snprintf(path, sizeof path, "%s/trident-kernel-XXXXXX", dir) >= (int)sizeof path) {
+        snprintf(err, errcap, "cannot write %s's image: the kernel directory %s (%s) is a path too long%s", label,
+                 dir, origin, memfd_why);
+        *st = TRD_ERR_IO;
+        return NULL;
+    }
+    char tmpl[4096];
+    memcpy(tmpl, path, sizeof tmpl);
+    int fd;
+    while ((fd = mkstemp(path)) >= 0 && name_is_loaded(path)) { /* a name an earlier kernel still has */
+        close(fd);
+        unlink(path);
+        memcpy(path, tmpl, sizeof path);
+    }
+    if (fd < 0) {
+        snprintf(err, errcap,
+                 "cannot write %s's image: cannot create a file in %s (%s): %s%s; it must be a writable directory "
+                 "that allows running programs",
+                 label, dir, origin, strerror(errno), memfd_why);
+        *st = TRD_ERR_IO;
+        return NULL;
+    }
+    void *dl = open_written(fd, path, image, size, label, err, errcap, st);
     close(fd);
-    if (temp)
-        unlink(tmpl);
+    unlink(path);
+    if (!dl) {
+        struct statvfs vfs;
+        int noexec = statvfs(dir, &vfs) == 0 && (vfs.f_flag & ST_NOEXEC);
+        size_t n = strlen(err);
+        snprintf(err + n, errcap - n, "; host kernels are written to %s (%s)%s%s", dir, origin,
+                 noexec ? ", on a file system mounted noexec: choose a directory that allows running programs" : "",
+                 memfd_why);
+    }
     return dl;
 }
 
@@ -177,9 +248,10 @@ static trd_status_t host_module_load(void *device, const trd_driver_module_desc_
     char err[512];
     if (!host_image_check(d->image, d->image_size, err, sizeof err))
         return trd_driver_error(TRD_ERR_FORMAT, "the host image of %s does not load: %s", d->label, err);
-    void *dl = open_image(d->image, d->image_size, d->label, err, sizeof err);
+    trd_status_t st = TRD_OK;
+    void *dl = open_image(d->image, d->image_size, d->label, err, sizeof err, &st);
     if (!dl)
-        return trd_driver_error(TRD_ERR_FORMAT, "%s", err);
+        return trd_driver_error(st, "%s", err);
     trd_host_kernel_fn *fn;
     *(void **)&fn = dlsym(dl, d->entry);
     if (!fn) {
@@ -194,7 +266,13 @@ static trd_status_t host_module_load(void *device, const trd_driver_module_desc_
     m->dev = device;
     m->dl = dl;
     m->fn = fn;
+    atomic_init(&m->refs, 1);
+    snprintf(m->label, sizeof m->label, "%s", d->label);
     m->num_params = d->num_params;
+    m->catch_faults = m->dev->drv->catch_faults && host_fault_install();
+    if (m->dev->drv->catch_faults && !m->catch_faults)
+        trd_driver_log(TRD_LOG_WARN, "host: cannot install the fault handlers: a fault of %s kills the process",
+                       m->label);
     int32_t dbg = 0;
     int64_t grain = 0;
     if (trd_options_get_bool(d->options, "debug", &dbg) == TRD_OK)
@@ -212,13 +290,19 @@ static trd_status_t host_module_load(void *device, const trd_driver_module_desc_
     return TRD_OK;
 }
 
-static void host_module_unload(void *module)
+void host_module_release(struct host_module *m)
 {
-    struct host_module *m = module;
-    if (!m)
+    if (atomic_fetch_sub_explicit(&m->refs, 1, memory_order_acq_rel) != 1)
         return;
     dlclose(m->dl);
     free(m);
+}
+
+/* Launches still queued keep the code loaded (host_module_release). */
+static void host_module_unload(void *module)
+{
+    if (module)
+        host_module_release(module);
 }
 
 static uint64_t align_up(uint64_t v, uint64_t a)
@@ -235,26 +319,43 @@ trd_status_t host_execute(struct host_module *m, const uint32_t grid[3], void *c
     job.fn = m->fn;
     job.args = args;
     memcpy(job.grid, grid, sizeof job.grid);
-    job.total = (uint64_t)grid[0] * grid[1] * grid[2];
+    if (__builtin_mul_overflow((uint64_t)grid[0] * grid[1], grid[2], &job.total))
+        return trd_driver_error(TRD_ERR_LIMIT, "a grid of %u x %u x %u programs: more than 2^64", grid[0], grid[1],
+                                grid[2]);
     uint32_t workers = pool->nthreads + 1;
     job.grain = m->sequential ? job.total : m->grain ? m->grain : (job.total + 4 * workers - 1) / (4 * workers);
     if (job.grain == 0)
         job.grain = 1;
     atomic_init(&job.next, 0);
     atomic_init(&job.done, 0);
-    pthread_mutex_lock(&pool->submit);
+    atomic_init(&job.fault.sig, 0);
+    job.catch_faults = m->catch_faults;
     /* Scratch: one slice per program, from the device's arena (reused). */
     job.gstride = m->gs_size ? align_up(m->gs_size, m->gs_align) : 0;
     job.pstride = m->ps_size ? align_up(m->ps_size, m->ps_align) : 0;
-    uint64_t need_g = gscratch ? 0 : job.gstride * job.total;
-    uint64_t need_p = pscratch ? 0 : job.pstride * job.total;
+    uint64_t need_g = 0, need_p = 0;
+    if ((!gscratch && __builtin_mul_overflow(job.gstride, job.total, &need_g)) ||
+        (!pscratch && __builtin_mul_overflow(job.pstride, job.total, &need_p)) || need_g > UINT64_MAX / 2 ||
+        need_p > UINT64_MAX / 2)
+        return trd_driver_error(TRD_ERR_LIMIT, "the scratch of %llu programs (%llu + %llu bytes each) overflows 64 bits",
+                                (unsigned long long)job.total, (unsigned long long)job.gstride,
+                                (unsigned long long)job.pstride);
     uint64_t need = align_up(need_g, 64) + need_p;
+    uint64_t memory = m->dev->drv->memory;
+    if (memory && need > memory)
+        return trd_driver_error(TRD_ERR_NO_MEMORY,
+                                "cannot allocate %llu bytes of scratch (%llu programs x %llu bytes): more than the "
+                                "host's %llu bytes of memory",
+                                (unsigned long long)need, (unsigned long long)job.total,
+                                (unsigned long long)(job.gstride + job.pstride), (unsigned long long)memory);
+    pthread_mutex_lock(&pool->submit);
     if (need > pool->scratch_cap) {
         char *p = NULL;
         if (posix_memalign((void **)&p, 64, (size_t)need) != 0) {
             pthread_mutex_unlock(&pool->submit);
-            return trd_driver_error(TRD_ERR_NO_MEMORY, "cannot allocate %llu bytes of scratch",
-                                    (unsigned long long)need);
+            return trd_driver_error(TRD_ERR_NO_MEMORY, "cannot allocate %llu bytes of scratch (%llu programs x %llu "
+                                    "bytes)", (unsigned long long)need, (unsigned long long)job.total,
+                                    (unsigned long long)(job.gstride + job.pstride));
         }
         free(pool->scratch);
         pool->scratch = p;
@@ -264,6 +365,8 @@ trd_status_t host_execute(struct host_module *m, const uint32_t grid[3], void *c
     job.pscratch = pscratch ? pscratch : (job.pstride ? pool->scratch + align_up(need_g, 64) : NULL);
     host_pool_run(pool, &job);
     pthread_mutex_unlock(&pool->submit);
+    if (atomic_load_explicit(&job.fault.sig, memory_order_relaxed))
+        return host_fault_error(&job.fault, grid);
     return TRD_OK;
 }
 
@@ -288,9 +391,11 @@ static trd_status_t host_mem_alloc(void *device, uint64_t size, void **ptr)
     return TRD_OK;
 }
 
+/* Queued copies and launches may still use the memory: wait for them first,
+ * as cudaFree and hipFree do. */
 static void host_mem_free(void *device, void *ptr)
 {
-    (void)device;
+    host_device_drain(device);
     free(ptr);
 }
 
@@ -331,20 +436,18 @@ static trd_status_t host_event_create(void *device, void **out)
     if (!e)
         return trd_driver_error(TRD_ERR_NO_MEMORY, "out of memory");
     e->dev = device;
+    atomic_init(&e->refs, 1);
     pthread_mutex_init(&e->lock, NULL);
     pthread_cond_init(&e->changed, NULL);
     *out = e;
     return TRD_OK;
 }
 
+/* Records still queued keep the event alive (host_event_release). */
 static void host_event_destroy(void *event)
 {
-    struct host_event *e = event;
-    if (!e)
-        return;
-    pthread_cond_destroy(&e->changed);
-    pthread_mutex_destroy(&e->lock);
-    free(e);
+    if (event)
+        host_event_release(event);
 }
 
 static trd_status_t host_event_record(void *event, void *stream)
@@ -356,7 +459,7 @@ static trd_status_t host_event_record(void *event, void *stream)
     if (!stream) {
         /* NULL-stream work has run by now (launches, copies and sets without a stream are synchronous):
          * the event completes here, which is how XLA's CPU handlers time launches */
-        host_event_complete(e);
+        host_event_complete(e, TRD_OK, NULL);
         return TRD_OK;
     }
     struct host_task t = {.kind = TASK_EVENT, .event = e};
@@ -369,8 +472,11 @@ static trd_status_t host_event_sync(void *event)
     pthread_mutex_lock(&e->lock);
     while (e->completed < e->recorded)
         pthread_cond_wait(&e->changed, &e->lock);
+    trd_status_t st = e->failed;
+    if (st != TRD_OK)
+        trd_driver_error(st, "%s", e->failure);
     pthread_mutex_unlock(&e->lock);
-    return TRD_OK;
+    return st;
 }
 
 static trd_status_t host_event_elapsed(void *start, void *end, double *ms)

@@ -10,6 +10,8 @@
 #include <trident/driver.h>
 #include <trident/host_kernel.h>
 
+#include "drivers/host/fault.h"
+
 /* One launch being run by a pool. Lives on the submitter's stack. */
 struct host_job {
     trd_host_kernel_fn *fn;
@@ -23,6 +25,8 @@ struct host_job {
     uint64_t pstride;
     atomic_uint_fast64_t next;
     atomic_uint_fast64_t done;
+    struct host_fault fault;  /* the first program that faulted; the others are skipped */
+    int catch_faults;         /* [driver.host] catch_faults */
 };
 
 /* A device's worker threads; the submitting thread works too. */
@@ -50,27 +54,43 @@ void host_pool_run(struct host_pool *p, struct host_job *job);
 struct host_driver {
     uint32_t ndevices;
     uint32_t threads;       /* per device */
+    int catch_faults;       /* a kernel's fault fails its launch (fault.h); else it kills the process */
     char cpu_name[128];
     char vendor[64];
     char arch[32];
     uint64_t memory;
 };
 
+struct host_stream;
+
 struct host_device {
     struct host_driver *drv;
     uint32_t ordinal;
     struct host_pool pool;
+    /* The device's streams, so that freeing memory can wait for the work
+     * queued on any of them (trd_buffer_free's promise). */
+    pthread_mutex_t streams_lock;
+    struct host_stream *streams;
 };
 
+/* A loaded kernel. It lives while the core holds it and while launches of it
+ * are queued: each queued launch holds a reference, so that unloading with
+ * launches still queued leaves the code mapped until the last has run. */
 struct host_module {
     struct host_device *dev;
     void *dl;
     trd_host_kernel_fn *fn;
+    atomic_uint refs;
     uint32_t num_params;
     int sequential;         /* the debug option */
+    int catch_faults;       /* the driver's, once the handlers are installed */
     uint64_t grain;
     uint64_t gs_size, gs_align, ps_size, ps_align;
+    char label[128];        /* "kernel 'add_kernel'", for messages */
 };
+
+/* Drops one reference; the last unloads the code. */
+void host_module_release(struct host_module *m);
 
 #define HOST_RING 64
 #define HOST_TASK_BYTES 4096
@@ -95,41 +115,61 @@ struct host_task {
     void *gscratch, *pscratch;
 };
 
+/* Messages of failed queued work, kept until reported. */
+#define HOST_FAILURE_BYTES 512
+
 struct host_stream {
     struct host_device *dev;
     pthread_mutex_t lock;
     pthread_cond_t changed;
     struct host_task *ring;   /* HOST_RING slots, allocated at creation */
     uint64_t head, tail;      /* tail: next to run; head: next free */
-    int running;              /* the executor is inside a task */
     int stop;
+    /* The first failure of queued work since the last report: the work queued
+     * after it is skipped until host_stream_sync reports it (trident.h). */
+    trd_status_t failed;
+    char failure[HOST_FAILURE_BYTES];
     pthread_t thread;
+    struct host_stream *next; /* in dev->streams */
 };
 
+/* An event lives while the caller holds it and while records of it are
+ * queued (each holds a reference), so it may be destroyed at any time. */
 struct host_event {
     struct host_device *dev;
     pthread_mutex_t lock;
     pthread_cond_t changed;
+    atomic_uint refs;
     uint64_t recorded;        /* times recorded */
     uint64_t completed;       /* times the stream passed it */
     double stamp_ms;
+    trd_status_t failed;      /* the stream's failure when it passed the last record */
+    char failure[HOST_FAILURE_BYTES];
 };
 
-/* Runs one launch now on the calling thread + the pool. */
+/* Runs one launch now on the calling thread + the pool. On failure the
+ * thread's message says why (without naming the kernel: callers do). */
 trd_status_t host_execute(struct host_module *m, const uint32_t grid[3], void *const *args, void *gscratch,
                           void *pscratch);
 
 trd_status_t host_stream_create(void *device, void **stream);
 void host_stream_destroy(void *stream);
+/* Waits for the work queued so far, then reports (and clears) the stream's
+ * failure, if any. */
 trd_status_t host_stream_sync(void *stream);
+/* Waits for the work queued on every stream of the device so far. */
+void host_device_drain(struct host_device *dev);
 void *host_stream_native(void *stream);
 /* Enqueues a filled task (copied into the ring). */
 trd_status_t host_stream_push(struct host_stream *s, const struct host_task *t);
 trd_status_t host_stream_launch(struct host_stream *s, struct host_module *m, const trd_driver_launch_t *l);
 
 double host_now_ms(void);
-/* Stamps a recorded event with the time and marks one recording completed. */
-void host_event_complete(struct host_event *e);
+/* Stamps a recorded event with the time and marks one recording completed,
+ * carrying the stream's failure (TRD_OK and NULL when none). */
+void host_event_complete(struct host_event *e, trd_status_t failed, const char *failure);
+/* Drops one reference; the last frees the event. */
+void host_event_release(struct host_event *e);
 
 /* 1 when the image is a shared object for this host that lies within its
  * bytes; else 0 with the reason in err. */

@@ -15,12 +15,20 @@ static void run_chunks(struct host_job *j)
     prog.num_programs[1] = j->grid[1];
     prog.num_programs[2] = j->grid[2];
     const uint64_t gx = j->grid[0], gxy = (uint64_t)j->grid[0] * j->grid[1];
+    struct host_fault_frame fr;
+    struct host_fault_slot *slot = j->catch_faults ? host_fault_slot() : NULL;
+    if (sigsetjmp(fr.jump, 0) != 0) {
+        /* a program of the chunk faulted (fault.c jumped here): the chunk counts as done */
+        host_fault_caught(&fr, &j->fault);
+        atomic_fetch_add_explicit(&j->done, fr.end - fr.start, memory_order_release);
+    }
     for (;;) {
         uint64_t start = atomic_fetch_add_explicit(&j->next, j->grain, memory_order_relaxed);
         if (start >= j->total)
             break;
         uint64_t end = start + j->grain < j->total ? start + j->grain : j->total;
-        for (uint64_t i = start; i < end; i++) {
+        /* after a fault the remaining chunks are skipped */
+        for (uint64_t i = start; i < end && !atomic_load_explicit(&j->fault.sig, memory_order_relaxed); i++) {
             /* program ids in Triton's order: x fastest */
             prog.pid[2] = (uint32_t)(i / gxy);
             uint64_t r = i % gxy;
@@ -28,7 +36,16 @@ static void run_chunks(struct host_job *j)
             prog.pid[0] = (uint32_t)(r % gx);
             prog.global_scratch = j->gscratch ? j->gscratch + i * j->gstride : NULL;
             prog.profile_scratch = j->pscratch ? j->pscratch + i * j->pstride : NULL;
-            j->fn(j->args, &prog);
+            if (slot) {
+                fr.start = start;
+                fr.end = end;
+                fr.program = i;
+                host_fault_arm(slot, &fr);
+                j->fn(j->args, &prog);
+                host_fault_disarm(slot);
+            } else {
+                j->fn(j->args, &prog);
+            }
         }
         atomic_fetch_add_explicit(&j->done, end - start, memory_order_release);
     }

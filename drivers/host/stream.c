@@ -1,5 +1,11 @@
 /* stream.c: in-order queues: a ring of preallocated tasks run by one
- * executor thread per stream, so enqueueing allocates nothing. */
+ * executor thread per stream, so enqueueing allocates nothing.
+ *
+ * A queued task holds a reference on the kernel or event it uses, so that
+ * either may be destroyed while the task waits (trident.h's lifetime rules).
+ * A task that fails makes the stream skip what follows until the failure is
+ * reported by host_stream_sync (trident.h's rule for errors of queued work). */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -13,29 +19,58 @@ double host_now_ms(void)
     return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
 }
 
-void host_event_complete(struct host_event *e)
+void host_event_complete(struct host_event *e, trd_status_t failed, const char *failure)
 {
     pthread_mutex_lock(&e->lock);
     e->stamp_ms = host_now_ms();
     e->completed++;
+    e->failed = failed;
+    snprintf(e->failure, sizeof e->failure, "%s", failure ? failure : "");
     pthread_cond_broadcast(&e->changed);
     pthread_mutex_unlock(&e->lock);
 }
 
-static void run_task(struct host_task *t)
+void host_event_release(struct host_event *e)
+{
+    if (atomic_fetch_sub_explicit(&e->refs, 1, memory_order_acq_rel) != 1)
+        return;
+    pthread_cond_destroy(&e->changed);
+    pthread_mutex_destroy(&e->lock);
+    free(e);
+}
+
+/* Runs one task; on failure records why in the stream (the first failure
+ * wins). The stream's lock is not held; only the executor writes `failed`
+ * while work is queued, and host_stream_sync reads it after the work ran. */
+static void run_task(struct host_stream *s, struct host_task *t, trd_status_t failed)
 {
     switch (t->kind) {
     case TASK_LAUNCH:
-        host_execute(t->mod, t->grid, t->params, t->gscratch, t->pscratch);
+        if (failed == TRD_OK) {
+            trd_status_t st = host_execute(t->mod, t->grid, t->params, t->gscratch, t->pscratch);
+            if (st != TRD_OK) {
+                pthread_mutex_lock(&s->lock);
+                s->failed = st;
+                snprintf(s->failure, sizeof s->failure, "a queued launch of %s on host:%u failed: %s", t->mod->label,
+                         s->dev->ordinal, trd_error_message());
+                pthread_mutex_unlock(&s->lock);
+            }
+        }
+        host_module_release(t->mod);
         break;
     case TASK_COPY:
-        memmove(t->dst, t->src, (size_t)t->size);
+        if (failed == TRD_OK)
+            memmove(t->dst, t->src, (size_t)t->size);
         break;
     case TASK_SET:
-        memset(t->dst, t->value, (size_t)t->size);
+        if (failed == TRD_OK)
+            memset(t->dst, t->value, (size_t)t->size);
         break;
     case TASK_EVENT:
-        host_event_complete(t->event);
+        pthread_mutex_lock(&s->lock);
+        host_event_complete(t->event, s->failed, s->failed == TRD_OK ? NULL : s->failure);
+        pthread_mutex_unlock(&s->lock);
+        host_event_release(t->event);
         break;
     default:
         break;
@@ -52,11 +87,10 @@ static void *executor(void *arg)
         if (s->tail == s->head && s->stop)
             break;
         struct host_task *t = &s->ring[s->tail % HOST_RING];
-        s->running = 1;
+        trd_status_t failed = s->failed;
         pthread_mutex_unlock(&s->lock);
-        run_task(t);
+        run_task(s, t, failed);
         pthread_mutex_lock(&s->lock);
-        s->running = 0;
         s->tail++;
         pthread_cond_broadcast(&s->changed);
     }
@@ -66,6 +100,7 @@ static void *executor(void *arg)
 
 trd_status_t host_stream_create(void *device, void **out)
 {
+    struct host_device *dev = device;
     struct host_stream *s = calloc(1, sizeof *s);
     if (!s)
         return trd_driver_error(TRD_ERR_NO_MEMORY, "out of memory");
@@ -74,7 +109,7 @@ trd_status_t host_stream_create(void *device, void **out)
         free(s);
         return trd_driver_error(TRD_ERR_NO_MEMORY, "out of memory for a host stream");
     }
-    s->dev = device;
+    s->dev = dev;
     pthread_mutex_init(&s->lock, NULL);
     pthread_cond_init(&s->changed, NULL);
     if (pthread_create(&s->thread, NULL, executor, s) != 0) {
@@ -84,6 +119,10 @@ trd_status_t host_stream_create(void *device, void **out)
         free(s);
         return trd_driver_error(TRD_ERR_DEVICE, "cannot start a host stream's thread");
     }
+    pthread_mutex_lock(&dev->streams_lock);
+    s->next = dev->streams;
+    dev->streams = s;
+    pthread_mutex_unlock(&dev->streams_lock);
     *out = s;
     return TRD_OK;
 }
@@ -93,6 +132,14 @@ void host_stream_destroy(void *stream)
     struct host_stream *s = stream;
     if (!s)
         return;
+    struct host_device *dev = s->dev;
+    pthread_mutex_lock(&dev->streams_lock);
+    for (struct host_stream **p = &dev->streams; *p; p = &(*p)->next)
+        if (*p == s) {
+            *p = s->next;
+            break;
+        }
+    pthread_mutex_unlock(&dev->streams_lock);
     pthread_mutex_lock(&s->lock);
     s->stop = 1; /* the executor drains what is queued first */
     pthread_cond_broadcast(&s->changed);
@@ -104,14 +151,40 @@ void host_stream_destroy(void *stream)
     free(s);
 }
 
+/* Waits until the executor has passed what was queued when called (work
+ * other threads queue meanwhile is not waited for); the caller holds s->lock. */
+static void drain_locked(struct host_stream *s)
+{
+    uint64_t target = s->head;
+    while (s->tail < target)
+        pthread_cond_wait(&s->changed, &s->lock);
+}
+
 trd_status_t host_stream_sync(void *stream)
 {
     struct host_stream *s = stream;
     pthread_mutex_lock(&s->lock);
-    while (s->tail != s->head)
-        pthread_cond_wait(&s->changed, &s->lock);
+    drain_locked(s);
+    trd_status_t st = s->failed;
+    if (st != TRD_OK) {
+        /* reported once: work queued from now on runs again */
+        trd_driver_error(st, "%s", s->failure);
+        s->failed = TRD_OK;
+        s->failure[0] = '\0';
+    }
     pthread_mutex_unlock(&s->lock);
-    return TRD_OK;
+    return st;
+}
+
+void host_device_drain(struct host_device *dev)
+{
+    pthread_mutex_lock(&dev->streams_lock);
+    for (struct host_stream *s = dev->streams; s; s = s->next) {
+        pthread_mutex_lock(&s->lock);
+        drain_locked(s);
+        pthread_mutex_unlock(&s->lock);
+    }
+    pthread_mutex_unlock(&dev->streams_lock);
 }
 
 void *host_stream_native(void *stream)
@@ -144,6 +217,8 @@ trd_status_t host_stream_push(struct host_stream *s, const struct host_task *t)
     slot->size = t->size;
     slot->value = t->value;
     slot->event = t->event;
+    if (t->kind == TASK_EVENT)
+        atomic_fetch_add_explicit(&t->event->refs, 1, memory_order_relaxed);
     commit(s);
     return TRD_OK;
 }
@@ -154,9 +229,13 @@ trd_status_t host_stream_launch(struct host_stream *s, struct host_module *m, co
     for (uint32_t i = 0; i < l->num_params; i++)
         bytes += (l->param_sizes[i] + 7u) & ~7u;
     if (l->num_params > HOST_TASK_PARAMS || bytes > HOST_TASK_BYTES) {
-        /* too large for a ring slot: run it in order, synchronously */
-        host_stream_sync(s);
-        return host_execute(m, l->grid, l->params, l->global_scratch, l->profile_scratch);
+        /* too large for a ring slot: run it in order, synchronously (skipped, as queued work is, while the
+         * stream has a failure to report) */
+        pthread_mutex_lock(&s->lock);
+        drain_locked(s);
+        trd_status_t failed = s->failed;
+        pthread_mutex_unlock(&s->lock);
+        return failed != TRD_OK ? TRD_OK : host_execute(m, l->grid, l->params, l->global_scratch, l->profile_scratch);
     }
     struct host_task *t = reserve(s);
     t->kind = TASK_LAUNCH;
@@ -171,6 +250,7 @@ trd_status_t host_stream_launch(struct host_stream *s, struct host_module *m, co
     }
     t->gscratch = l->global_scratch;
     t->pscratch = l->profile_scratch;
+    atomic_fetch_add_explicit(&m->refs, 1, memory_order_relaxed);
     commit(s);
     return TRD_OK;
 }

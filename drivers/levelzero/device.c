@@ -342,8 +342,10 @@ trd_status_t zdrv_device_open(void *driver, uint32_t ordinal, void **out)
         free(dev);
         return zdrv_fail(r, "zeContextCreate", "creating a context for levelzero:%u", ordinal);
     }
+    pthread_mutex_init(&dev->streams_lock, NULL);
     trd_status_t st = zdrv_stream_new(dev, NULL, 1, &dev->defstream);
     if (st != TRD_OK) {
+        pthread_mutex_destroy(&dev->streams_lock);
         d->api.zeContextDestroy(dev->ctx);
         free(dev);
         return st;
@@ -358,6 +360,7 @@ void zdrv_device_close(void *device)
     if (!dev)
         return;
     zdrv_stream_free(dev->defstream);
+    pthread_mutex_destroy(&dev->streams_lock);
     dev->api->zeContextDestroy(dev->ctx);
     free(dev);
 }

@@ -13,6 +13,7 @@
 #define TRD_DRIVER_LEVELZERO_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include <level_zero/ze_api.h>
@@ -68,6 +69,10 @@ struct zdrv_device {
     /* Launches without a stream and the synchronous copies go here, so that
      * they are ordered with each other (like CUDA's default stream). */
     struct zdrv_stream *defstream;
+    /* Every stream of the device (defstream too): unloading a module or
+     * freeing memory waits for what they may still run (zdrv_device_drain). */
+    pthread_mutex_t streams_lock;
+    struct zdrv_stream *streams;
 };
 
 struct zdrv_stream {
@@ -78,10 +83,15 @@ struct zdrv_stream {
      * once: every append of this stream happens under `lock`. */
     pthread_mutex_t lock;
     int busy;                  /* commands appended since the last synchronisation */
+    /* The caller may append to the list too (a wrapped list, or an own one
+     * whose handle trd_stream_native gave out): its commands are not in
+     * `busy`, so ordering and waiting never skip. */
+    atomic_int shared;
     ze_event_pool_handle_t pool;
     ze_event_handle_t done;    /* signalled by the barrier stream_sync appends */
     void *scratch;             /* per-stream scratch arena (device memory), grown on demand */
     uint64_t scratch_cap;
+    struct zdrv_stream *next;  /* in dev->streams */
 };
 
 struct zdrv_kslot {
@@ -133,6 +143,11 @@ void zdrv_stream_free(struct zdrv_stream *s);
 trd_status_t zdrv_stream_order(struct zdrv_stream *s);
 /* Waits for everything appended so far; the caller holds s->lock. */
 trd_status_t zdrv_stream_wait(struct zdrv_stream *s);
+/* Waits for what every stream of the device has appended so far, before
+ * code or memory that work may use goes (Level Zero requires it). Commands a
+ * caller appends to a command list of its own that it passes per launch
+ * (native_stream, not wrapped) are the caller's to wait for. */
+void zdrv_device_drain(struct zdrv_device *dev, const char *why);
 trd_status_t zdrv_stream_create(void *device, void **stream);
 trd_status_t zdrv_stream_wrap(void *device, void *native, void **stream);
 void zdrv_stream_destroy(void *stream);

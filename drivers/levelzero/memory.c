@@ -26,8 +26,9 @@ trd_status_t zdrv_mem_alloc(void *device, uint64_t size, void **ptr)
     return TRD_OK;
 }
 
-/* With the blocking free policy the driver waits until no command uses the
- * memory; without it the caller must have synchronised (as zeMemFree asks). */
+/* Queued work may still use the memory (trd_buffer_free waits for it): with
+ * the blocking free policy the Level Zero driver waits until no command uses
+ * it; without, the streams are drained first (zeMemFree requires it). */
 void zdrv_mem_free(void *device, void *ptr)
 {
     struct zdrv_device *dev = device;
@@ -39,6 +40,7 @@ void zdrv_mem_free(void *device, void *ptr)
                                         .freePolicy = ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_BLOCKING_FREE};
         r = dev->api->zeMemFreeExt(dev->ctx, &fd, ptr);
     } else {
+        zdrv_device_drain(dev, "before freeing memory");
         r = dev->api->zeMemFree(dev->ctx, ptr);
     }
     if (r != ZE_RESULT_SUCCESS)

@@ -427,6 +427,8 @@ void zdrv_module_unload(void *module)
     if (!m)
         return;
     const struct zdrv_api *api = m->dev->api;
+    /* queued launches may still reference the kernels and the module */
+    zdrv_device_drain(m->dev, "before unloading a module");
     for (int i = ZDRV_KSLOTS - 1; i >= 0; i--) {
         if (m->slots[i].kernel)
             api->zeKernelDestroy(m->slots[i].kernel);

@@ -13,6 +13,7 @@ trd_status_t zdrv_stream_new(struct zdrv_device *dev, ze_command_list_handle_t l
         return trd_driver_error(TRD_ERR_NO_MEMORY, "out of memory");
     s->dev = dev;
     s->owned = owned;
+    atomic_init(&s->shared, !owned);
     ze_result_t r;
     trd_status_t st;
     if (owned) {
@@ -45,6 +46,10 @@ trd_status_t zdrv_stream_new(struct zdrv_device *dev, ze_command_list_handle_t l
         goto fail_event;
     }
     pthread_mutex_init(&s->lock, NULL);
+    pthread_mutex_lock(&dev->streams_lock);
+    s->next = dev->streams;
+    dev->streams = s;
+    pthread_mutex_unlock(&dev->streams_lock);
     *out = s;
     return TRD_OK;
 fail_event:
@@ -57,9 +62,15 @@ fail_list:
     return st;
 }
 
+/* 1 when an earlier command of the list may still run. */
+static int zdrv_stream_busy(struct zdrv_stream *s)
+{
+    return s->busy || atomic_load_explicit(&s->shared, memory_order_relaxed);
+}
+
 trd_status_t zdrv_stream_order(struct zdrv_stream *s)
 {
-    if (!s->busy)
+    if (!zdrv_stream_busy(s))
         return TRD_OK;
     ze_result_t r = s->dev->api->zeCommandListAppendBarrier(s->list, NULL, 0, NULL);
     if (r != ZE_RESULT_SUCCESS)
@@ -69,7 +80,7 @@ trd_status_t zdrv_stream_order(struct zdrv_stream *s)
 
 trd_status_t zdrv_stream_wait(struct zdrv_stream *s)
 {
-    if (!s->busy)
+    if (!zdrv_stream_busy(s))
         return TRD_OK;
     const struct zdrv_api *api = s->dev->api;
     ze_result_t r = api->zeEventHostReset(s->done);
@@ -84,11 +95,32 @@ trd_status_t zdrv_stream_wait(struct zdrv_stream *s)
     return TRD_OK;
 }
 
+void zdrv_device_drain(struct zdrv_device *dev, const char *why)
+{
+    pthread_mutex_lock(&dev->streams_lock);
+    for (struct zdrv_stream *s = dev->streams; s; s = s->next) {
+        pthread_mutex_lock(&s->lock);
+        trd_status_t st = zdrv_stream_wait(s);
+        pthread_mutex_unlock(&s->lock);
+        if (st != TRD_OK)
+            trd_driver_log(TRD_LOG_WARN, "levelzero:%u: a stream failed to synchronize %s", dev->ordinal, why);
+    }
+    pthread_mutex_unlock(&dev->streams_lock);
+}
+
 void zdrv_stream_free(struct zdrv_stream *s)
 {
     if (!s)
         return;
-    const struct zdrv_api *api = s->dev->api;
+    struct zdrv_device *dev = s->dev;
+    const struct zdrv_api *api = dev->api;
+    pthread_mutex_lock(&dev->streams_lock);
+    for (struct zdrv_stream **p = &dev->streams; *p; p = &(*p)->next)
+        if (*p == s) {
+            *p = s->next;
+            break;
+        }
+    pthread_mutex_unlock(&dev->streams_lock);
     /* The device must be done with the list and the scratch before they go. */
     pthread_mutex_lock(&s->lock);
     if (zdrv_stream_wait(s) != TRD_OK)
@@ -124,8 +156,6 @@ trd_status_t zdrv_stream_wrap(void *device, void *native, void **out)
     trd_status_t st = zdrv_stream_new(device, (ze_command_list_handle_t)native, 0, &s);
     if (st != TRD_OK)
         return st;
-    /* Earlier work of the caller may still run: order after it. */
-    s->busy = 1;
     *out = s;
     return TRD_OK;
 }
@@ -146,5 +176,7 @@ trd_status_t zdrv_stream_sync(void *stream)
 
 void *zdrv_stream_native(void *stream)
 {
-    return ((struct zdrv_stream *)stream)->list;
+    struct zdrv_stream *s = stream;
+    atomic_store_explicit(&s->shared, 1, memory_order_relaxed); /* the caller may append to it from now on */
+    return s->list;
 }

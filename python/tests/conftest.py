@@ -1,6 +1,7 @@
 """Shared fixtures of the Python suite: the build tree's host kernels and the Triton fixtures (combined into
 bundles that run on the host under CPU JAX and on CUDA GPUs alike), private Triton and trident caches, and the
-skip of GPU-only tests on CPU JAX."""
+skip of GPU-only tests on CPU JAX; the `platform` fixture, which runs a test on JAX's CPU and GPU platforms
+in turn."""
 from __future__ import annotations
 
 import os
@@ -73,9 +74,19 @@ def kernel(name: str) -> trident.Kernel:
     return _cache[name]
 
 
-@pytest.fixture
-def platform() -> str:
-    return jax.default_backend()
+@pytest.fixture(params=["cpu", "gpu"])
+def platform(request):
+    """The test once on JAX's CPU platform (Triton's interpreter runs kernels without a host twin) and once on
+    its GPU (skipped where JAX has none): the arrays the test makes, and the computations they feed, go to that
+    platform's first device."""
+    if request.param == "gpu":
+        devs = [d for d in jax.devices() if d.platform != "cpu"]
+        if not devs:
+            pytest.skip("needs a GPU: JAX's default backend is cpu (run on the GPU machine without JAX_PLATFORMS=cpu)")
+    else:
+        devs = jax.devices("cpu")
+    with jax.default_device(devs[0]):
+        yield request.param
 
 
 def requires_gpu():

@@ -339,3 +339,12 @@ def test_utils():
     assert [jt.next_power_of_2(v) for v in (0, 1, 3, 64, 65)] == [1, 1, 4, 64, 128]
     assert jt.strides_from_shape((2, 3, 4)) == (12, 4, 1)
     assert jt.utils.cdiv is jt.cdiv
+
+
+def test_a_pre_hook_that_does_nothing_trident_can_replay_is_refused(record):
+    """jax-triton refuses every config pre_hook (NotImplementedError); trident replays the effects it can record
+    (zeroing, filling, descriptor block shapes) and refuses, with jax-triton's words, one that has none of them."""
+    kernel = triton.autotune([triton.Config({"BLOCK": 32}, num_warps=1, pre_hook=lambda _: None)],
+                             key=["n_elements"])(add_kernel)
+    with jt.targets(SM90), pytest.raises(NotImplementedError, match="`pre_hook` is not supported"):
+        jt.triton_call(X, X, kernel=kernel, out_shape=X, grid=(4,), n_elements=X.size)

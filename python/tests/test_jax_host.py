@@ -4,6 +4,7 @@ so outputs, aliases, zeroing, Refs, autotuning and hooks are checked on real
 buffers without a GPU. The Triton kernels are compiled too where a test sets
 targets (sm90, gfx942)."""
 import json
+import logging
 import os
 import subprocess
 import sys
@@ -435,14 +436,43 @@ def test_unknown_keyword_names_the_kernel_and_the_options():
     assert "add_kernel" in msg and "'BLOK'" in msg and "num_warps" in msg and "x_ptr" in msg
 
 
-def test_cpu_without_a_twin_says_so():
-    @triton.jit
-    def lonely(x_ptr, out_ptr):
-        tl.store(out_ptr, tl.load(x_ptr))
+@triton.jit
+def lonely(x_ptr, out_ptr):
+    tl.store(out_ptr, tl.load(x_ptr) * 2)
 
+
+def test_cpu_without_a_twin_interprets_unless_a_twin_is_required(caplog):
     x = rand(4)
-    with pytest.raises(jt.CompileError, match="lonely.*host twin"):
+    with jt.cpu_kernels("host"), pytest.raises(jt.CompileError, match="lonely.*cpu_kernels\\('host'\\) requires a "
+                                                                       "host twin"):
         jt.triton_call(x, kernel=lonely, out_shape=x, grid=1)
+    with caplog.at_level(logging.INFO, logger="trident.jax"):
+        np.testing.assert_array_equal(jt.triton_call(x, kernel=lonely, out_shape=x, grid=1)[0], x[0] * 2)
+        np.testing.assert_array_equal(jax.jit(lambda x: jt.triton_call(x, kernel=lonely, out_shape=x, grid=1))(x)[0],
+                                      x[0] * 2)
+    said = [r.getMessage() for r in caplog.records if "lonely" in r.getMessage()]
+    assert said == ["kernel 'lonely' runs on JAX's CPU platform through Triton's interpreter (it has no host twin)"]
+    with pytest.raises(ValueError, match="use must be one of 'auto', 'host', 'interpreter', not 'gpu'"):
+        with jt.cpu_kernels("gpu"):
+            pass
+    with pytest.raises(ValueError, match="config must be an autotuner config's index"):
+        with jt.cpu_kernels(config=-1):
+            pass
+
+
+def test_interpreter_on_request_even_with_a_twin(caplog):
+    """A host twin wins when present; cpu_kernels("interpreter") runs Triton's interpreter instead. The twin
+    (examples/host/add_kernel.c) and the kernel compute the same sum, so both runs give jnp's."""
+    x, y = rand(3000), rand(3000, seed=1)
+    with caplog.at_level(logging.INFO, logger="trident.jax"):
+        np.testing.assert_array_equal(jt.triton_call(x, y, kernel=add_kernel, out_shape=x, grid=(3,),
+                                                     n_elements=x.size, BLOCK=1024), x + y)
+        assert not [r for r in caplog.records if "interpreter" in r.getMessage()]
+        with jt.cpu_kernels("interpreter"):
+            np.testing.assert_array_equal(jt.triton_call(x, y, kernel=add_kernel, out_shape=x, grid=(3,),
+                                                         n_elements=x.size, BLOCK=1024), x + y)
+    assert [r.getMessage() for r in caplog.records] == [
+        "kernel 'add_kernel' runs on JAX's CPU platform through Triton's interpreter (cpu_kernels('interpreter'))"]
 
 
 def test_kernel_call_out_params_place_outputs(host_kernel):

@@ -2,12 +2,14 @@
 parameter (arg_kind 4) and the `tma` attribute that kernel_call emits for
 them, their checks and error messages, compiled for sm90 without a GPU (the
 custom call is replaced by a recorder); the real handler refusing them on CPU;
-and, on a GPU (skipped elsewhere), real kernels taking host TensorDescriptors:
-tiled copies of several dtypes and ranks, a matmul, NaN padding, under
-jax.jit with XLA's command buffers, every element checked against jnp.
-Autotuned: the configs' per-candidate records (their block shapes set by the
-configs' pre_hooks, Triton's idiom), and on a GPU every config benchmarked
-and run with its own maps."""
+and real kernels taking host TensorDescriptors, on JAX's CPU platform
+(through Triton's interpreter, which reads the descriptors itself) and on a
+GPU (skipped without one; TMA on sm90): tiled copies of several dtypes and
+ranks, a matmul, NaN padding, under jax.jit (with XLA's command buffers on a
+GPU), every element checked against jnp. Autotuned: the configs'
+per-candidate records (their block shapes set by the configs' pre_hooks,
+Triton's idiom); on a GPU every config benchmarked and run with its own
+maps, on CPU every config run in turn (cpu_kernels(config=i))."""
 from __future__ import annotations
 
 import json
@@ -300,7 +302,7 @@ def test_the_handler_refuses_tensor_maps_on_cpu():
         jax.block_until_ready(g())
 
 
-# ----------------------------------------------------------------- GPU runs
+# ----------------------------------------------------------- runs (CPU, GPU)
 
 def rand(shape, dtype, seed):
     k = jax.random.key(seed)
@@ -323,12 +325,12 @@ def tiled_copy(x, block):
     (jnp.float32, (100, 36), (16, 32)),
     (jnp.uint8, (77, 160), (8, 128)),
 ])
-def test_gpu_tiled_copy(gpu, dtype, shape, block):
+def test_tiled_copy(platform, dtype, shape, block):
     x = rand(shape, dtype, 1)
     np.testing.assert_array_equal(np.asarray(tiled_copy(x, block)), np.asarray(x))
 
 
-def test_gpu_tiled_copy_rank_3(gpu):
+def test_tiled_copy_rank_3(platform):
     x = rand((6, 40, 64), jnp.float16, 2)
     out = jnp.zeros_like(x)
     y = jt.triton_call(jt.TensorDescriptor.from_array(x, [2, 16, 64]), jt.TensorDescriptor.from_array(out, [2, 16, 64]),
@@ -336,7 +338,7 @@ def test_gpu_tiled_copy_rank_3(gpu):
     np.testing.assert_array_equal(np.asarray(y), np.asarray(x))
 
 
-def test_gpu_matmul_through_descriptors(gpu):
+def test_matmul_through_descriptors(platform):
     M, N, K = 300, 200, 256
     a, b = rand((M, K), jnp.float16, 3), rand((K, N), jnp.float16, 4)
     c = jt.triton_call(jt.TensorDescriptor.from_array(a, [64, 64]), jt.TensorDescriptor.from_array(b, [64, 64]),
@@ -346,7 +348,7 @@ def test_gpu_matmul_through_descriptors(gpu):
     np.testing.assert_allclose(np.asarray(c), np.asarray(want), rtol=2e-2, atol=5e-2)
 
 
-def test_gpu_nan_and_zero_padding(gpu):
+def test_nan_and_zero_padding(platform):
     x = rand((50, 64), jnp.float32, 5)
     for padding, fill in (("nan", np.nan), ("zero", 0.0)):
         y = jt.triton_call(jt.TensorDescriptor.from_array(x, [32, 64], padding=padding), kernel=load_padded,
@@ -361,11 +363,12 @@ def matmul_blocks(nargs):
     nargs["b_desc"].block_shape = [nargs["BK"], nargs["BN"]]
 
 
-def test_gpu_autotuned_tma_kernels(gpu, fresh_cache, tmp_path, monkeypatch):
+def test_autotuned_tma_kernels(platform, fresh_cache, tmp_path, monkeypatch):
     """Autotuned kernels taking host descriptors, their configs of different block shapes (Triton's pre_hook
     idiom), so each candidate has its own tensor maps, under jax.jit: the first execution benchmarks every
     config, each launched with its own maps, and the fastest runs from then on (captured and replayed); then
-    each config in turn, forced by a kept choice naming it, gives jnp's result too."""
+    each config in turn, forced by a kept choice naming it, gives jnp's result too. On CPU, Triton's interpreter
+    runs each config in turn (cpu_kernels(config=i))."""
     M, N, K = 300, 200, 256
     a, b = rand((M, K), jnp.float16, 40), rand((K, N), jnp.float16, 41)
     x = rand((200, 296), jnp.float16, 42)
@@ -390,6 +393,11 @@ def test_gpu_autotuned_tma_kernels(gpu, fresh_cache, tmp_path, monkeypatch):
         np.testing.assert_allclose(np.asarray(c), want, rtol=2e-2, atol=5e-2)
         np.testing.assert_array_equal(np.asarray(y), np.asarray(x))
 
+    if platform == "cpu":
+        for i in range(3):
+            with jt.cpu_kernels(config=i):
+                check(*jax.jit(lambda a, b, x: body(a, b, x))(a, b, x))
+        return
     f = jax.jit(body)
     for _ in range(3):   # the first execution chooses; with command buffers the second captures, the third replays
         check(*f(a, b, x))
@@ -410,7 +418,7 @@ def test_gpu_autotuned_tma_kernels(gpu, fresh_cache, tmp_path, monkeypatch):
             assert (forced / "autotune" / name).read_text() == text, name
 
 
-def test_gpu_under_jit_new_buffers_each_time(gpu):
+def test_under_jit_new_buffers_each_time(platform):
     """jax.jit with XLA's default command buffers: the call is captured into a CUDA graph and replayed; each
     execution's maps are encoded from that execution's buffers."""
     f = jax.jit(lambda x: tiled_copy(x * 2, (64, 64)) + 1)

@@ -3,6 +3,7 @@ handlers. On CPU JAX the host driver runs the host twins of the kernels; on a
 CUDA GPU the same tests run the Triton sm90 images of the same bundles."""
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 import sys
@@ -46,6 +47,37 @@ def test_python_mirrors_the_c_api():
     assert trident.check_option("cuda", "enable_fp_fusion", False) == "false"
     with pytest.raises(trident.TridentError, match="power of two"):
         trident.check_option("cuda", "num_warps", 3)
+
+
+def test_devices_and_drivers_match_the_cli():
+    """trident.devices() and trident.drivers() give the keys and values of `trident devices --json` and
+    `trident drivers --json` (the CLI lacked index and ordinal, Python the launch features, and the UUIDs' forms
+    differed)."""
+    cli = str(BUILD / "tools" / "trident")
+    for command, py in (("devices", trident.devices()), ("drivers", trident.drivers())):
+        out = subprocess.run([cli, command, "--json"], capture_output=True, text=True, check=True).stdout
+        assert json.loads(out) == py
+    keys = set(trident.devices()[0])
+    assert {"index", "ordinal", "uuid", "max_shared_per_block", "max_shared_per_block_optin", "cooperative_launch",
+            "cluster_launch", "pci_bus_id", "driver"} <= keys
+
+
+@pytest.mark.skipif(jax.default_backend() != "cpu", reason="a host kernel's fault, under CPU JAX")
+def test_faulting_host_kernel_raises(host_kernel):
+    """A host kernel that reads outside its input fails the call with the kernel, program and signal named (it
+    killed the Python process), pytest's faulthandler notwithstanding; the process computes on afterwards."""
+    k = trident.Kernel(host_kernel("gather_kernel"), name="gather_kernel", signature="x:*fp32,idx:*i64,out:*fp32,n:i32")
+    n = 1024
+    with jax.enable_x64(True):
+        x = rand(n)
+        good = jnp.asarray(rng.integers(0, n, n), dtype=jnp.int64)
+        bad = good.at[700].set(1 << 40)
+        out = jnp.zeros(n, jnp.float32)
+        call = jax.jit(lambda x, idx, o: tj.kernel_call(k, x, idx, o, n, grid=n // 256, out_shape=sds(o),
+                                                        input_output_aliases={2: 0}))
+        with pytest.raises(Exception, match=r"kernel 'gather_kernel'.*program \(2,0,0\).*faulted \(SIGSEGV"):
+            jax.block_until_ready(call(x, bad, out))
+        np.testing.assert_array_equal(np.asarray(call(x, good, out)), np.asarray(x)[np.asarray(good)])
 
 
 def test_two_outputs():

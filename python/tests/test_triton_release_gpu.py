@@ -54,6 +54,7 @@ def cuda_ok():
 
 def trident_run(tmp: Path, kernel: tuple[Path, str], grid: int, *args: str) -> list[Path]:
     path, sig = kernel
+    tmp.mkdir(parents=True, exist_ok=True)
     r = subprocess.run([str(BUILD / "tools" / "trident"), "run", str(path), "-s", sig, "-g", str(grid), "--dump",
                         str(tmp), *args], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr

@@ -57,8 +57,15 @@ def cache_dir() -> Optional[str]:
     return s(d.value)
 
 
+def _uuid(raw) -> str:
+    """The 8-4-4-4-12 form, as the CLI prints it."""
+    h = bytes(raw).hex()
+    return f"{h[:8]}-{h[8:12]}-{h[12:16]}-{h[16:20]}-{h[20:]}"
+
+
 def devices() -> list[dict]:
-    """Every device of the shared runtime (trd_runtime_device_* and trd_device_get_props)."""
+    """Every device of the shared runtime (trd_runtime_device_* and trd_device_get_props), every property: the
+    keys and values of `trident devices --json`."""
     L, rt = lib(), _runtime()
     n = ctypes.c_uint32()
     check(L.trd_runtime_device_count(rt, ctypes.byref(n)))
@@ -75,13 +82,15 @@ def devices() -> list[dict]:
             "max_threads_per_block": p.max_threads_per_block, "memory_bytes": p.memory_bytes,
             "max_shared_per_block": p.max_shared_per_block,
             "max_shared_per_block_optin": p.max_shared_per_block_optin, "pci_bus_id": s(p.pci_bus_id),
-            "uuid": bytes(p.uuid).hex() if p.flags & 1 else None,
+            "uuid": _uuid(p.uuid) if p.flags & 1 else None, "cooperative_launch": bool(p.flags & 2),
+            "cluster_launch": bool(p.flags & 4),
         })
     return out
 
 
 def drivers() -> list[dict]:
-    """Every driver module found, with its status (loaded, skipped, failed) and why."""
+    """Every driver module found, with its status (loaded, skipped, failed) and why: the keys and values of
+    `trident drivers --json`."""
     L, rt = lib(), _runtime()
     n = ctypes.c_uint32()
     check(L.trd_runtime_driver_count(rt, ctypes.byref(n)))

@@ -9,7 +9,11 @@
  * memory, modules that load any image, launches that run nothing but record
  * their configuration and parameters (and advance a clock by what the test
  * says each grid costs, which events read, so that a benchmark measures what
- * the test decided). cuTensorMapEncodeTiled checks every
+ * the test decided). A launch stays queued until a synchronize covers it
+ * (cuStreamSynchronize of its stream, cuEventSynchronize of an event recorded
+ * after it there, cuCtxSynchronize): unloading a module with a launch of it
+ * still queued is a violation (the API lets streams and events go with work
+ * queued, not the code that work runs). cuTensorMapEncodeTiled checks every
  * requirement cuda.h documents and records what it received; a call that
  * breaks one returns CUDA_ERROR_INVALID_VALUE and is recorded as a violation
  * (the driver must never make one: it checks first). A successful call writes
@@ -41,6 +45,23 @@
 #define CD_MAX_LAUNCHES 64
 #define CD_MAX_VIOLATIONS 32
 #define CD_MAX_COSTS 8
+#define CD_MAX_PENDING 1024
+
+struct cd_module;
+
+/* A launch not yet covered by a synchronize. */
+struct cd_pending {
+    const struct cd_module *module;
+    CUstream stream;
+    uint64_t seq;
+};
+
+/* An event: the clock and the launches queued before it when recorded. */
+struct cd_event {
+    double clock_ms;
+    uint64_t seq;
+    CUstream stream;
+};
 
 static struct {
     pthread_mutex_t lock;
@@ -64,7 +85,20 @@ static struct {
     unsigned ncosts;
     double clock_ms;      /* advanced by launches, read by events */
     int capturing;
+    struct cd_pending pending[CD_MAX_PENDING];
+    unsigned npending;
+    uint64_t seq;         /* launches so far */
 } cd = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* Completes the queued launches of `stream` (all: of every stream) up to seq; the caller holds cd.lock. */
+static void pending_done(CUstream stream, int all, uint64_t upto)
+{
+    unsigned kept = 0;
+    for (unsigned i = 0; i < cd.npending; i++)
+        if (!((all || cd.pending[i].stream == stream) && cd.pending[i].seq <= upto))
+            cd.pending[kept++] = cd.pending[i];
+    cd.npending = kept;
+}
 
 static int primary_ctx;             /* the primary context's identity */
 static _Thread_local CUcontext current;
@@ -141,7 +175,7 @@ CD_EXPORT cudadouble_capturing_fn cudadouble_capturing;
 CD_EXPORT void cudadouble_reset(void)
 {
     pthread_mutex_lock(&cd.lock);
-    cd.ncalls = cd.ntmaps = cd.nlaunches = cd.nviolations = cd.nsizes = cd.ncosts = 0;
+    cd.ncalls = cd.ntmaps = cd.nlaunches = cd.nviolations = cd.nsizes = cd.ncosts = cd.npending = 0;
     cd.clock_ms = 0;
     cd.capturing = 0;
     pthread_mutex_unlock(&cd.lock);
@@ -228,7 +262,8 @@ CD_EXPORT const char *cudadouble_violation(unsigned index)
 static const char *const error_names[][2] = {
     {"0", "CUDA_SUCCESS"}, {"1", "CUDA_ERROR_INVALID_VALUE"}, {"2", "CUDA_ERROR_OUT_OF_MEMORY"},
     {"3", "CUDA_ERROR_NOT_INITIALIZED"}, {"100", "CUDA_ERROR_NO_DEVICE"}, {"201", "CUDA_ERROR_INVALID_CONTEXT"},
-    {"400", "CUDA_ERROR_INVALID_HANDLE"}, {"801", "CUDA_ERROR_NOT_SUPPORTED"},
+    {"400", "CUDA_ERROR_INVALID_HANDLE"}, {"700", "CUDA_ERROR_ILLEGAL_ADDRESS"}, {"710", "CUDA_ERROR_ASSERT"},
+    {"719", "CUDA_ERROR_LAUNCH_FAILED"}, {"801", "CUDA_ERROR_NOT_SUPPORTED"},
 };
 
 CUresult CUDAAPI cuGetErrorName(CUresult error, const char **pStr)
@@ -245,7 +280,9 @@ CUresult CUDAAPI cuGetErrorName(CUresult error, const char **pStr)
 
 CUresult CUDAAPI cuGetErrorString(CUresult error, const char **pStr)
 {
-    *pStr = error == CUDA_ERROR_INVALID_VALUE ? "invalid argument" : "an error of the CUDA test double";
+    *pStr = error == CUDA_ERROR_INVALID_VALUE     ? "invalid argument"
+          : error == CUDA_ERROR_ILLEGAL_ADDRESS ? "an illegal memory access was encountered" /* libcuda's words */
+                                                : "an error of the CUDA test double";
     return CUDA_SUCCESS;
 }
 
@@ -394,6 +431,18 @@ CUresult CUDAAPI cuModuleLoadDataEx(CUmodule *module, const void *image, unsigne
 CUresult CUDAAPI cuModuleUnload(CUmodule hmod)
 {
     ENTER("cuModuleUnload");
+    unsigned queued = 0, kept = 0;
+    pthread_mutex_lock(&cd.lock);
+    for (unsigned i = 0; i < cd.npending; i++) {
+        if (cd.pending[i].module == (const struct cd_module *)hmod)
+            queued++;
+        else
+            cd.pending[kept++] = cd.pending[i];
+    }
+    cd.npending = kept;
+    pthread_mutex_unlock(&cd.lock);
+    if (queued)
+        violation("cuModuleUnload: %u launches of the module are still queued (not yet synchronized)", queued);
     free(hmod);
     return CUDA_SUCCESS;
 }
@@ -486,6 +535,9 @@ CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, vo
     for (unsigned i = 0; i < cd.ncosts; i++)
         if (cd.costs[i].grid_x == config->gridDimX)
             cd.clock_ms += cd.costs[i].ms;
+    cd.seq++;
+    if (cd.npending < CD_MAX_PENDING)
+        cd.pending[cd.npending++] = (struct cd_pending){(const struct cd_module *)f, config->hStream, cd.seq};
     if (cd.nlaunches < CD_MAX_LAUNCHES) {
         struct cudadouble_launch *l = &cd.launches[cd.nlaunches++];
         memset(l, 0, sizeof *l);
@@ -593,10 +645,10 @@ CUresult CUDAAPI cuMemsetD8Async(CUdeviceptr dstDevice, unsigned char uc, size_t
 
 /* ------------------------------------------------------ streams, events */
 
-/* Streams and events are opaque handles: a small allocation each (an event's holds the clock it recorded). */
+/* Streams and events are opaque handles: a small allocation each (an event's is a struct cd_event). */
 static CUresult handle_new(void **out)
 {
-    void *h = calloc(1, 16);
+    void *h = calloc(1, sizeof(struct cd_event));
     if (!h)
         return CUDA_ERROR_OUT_OF_MEMORY;
     *out = h;
@@ -620,7 +672,18 @@ CUresult CUDAAPI cuStreamDestroy(CUstream hStream)
 CUresult CUDAAPI cuStreamSynchronize(CUstream hStream)
 {
     ENTER("cuStreamSynchronize");
-    (void)hStream;
+    pthread_mutex_lock(&cd.lock);
+    pending_done(hStream, 0, UINT64_MAX);
+    pthread_mutex_unlock(&cd.lock);
+    return CUDA_SUCCESS;
+}
+
+CUresult CUDAAPI cuCtxSynchronize(void)
+{
+    NEED_CONTEXT("cuCtxSynchronize");
+    pthread_mutex_lock(&cd.lock);
+    pending_done(NULL, 1, UINT64_MAX);
+    pthread_mutex_unlock(&cd.lock);
     return CUDA_SUCCESS;
 }
 
@@ -653,11 +716,13 @@ CUresult CUDAAPI cuEventDestroy(CUevent hEvent)
 CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream)
 {
     ENTER("cuEventRecord");
-    (void)hStream;
     if (!hEvent)
         return CUDA_ERROR_INVALID_HANDLE;
+    struct cd_event *e = (struct cd_event *)hEvent;
     pthread_mutex_lock(&cd.lock);
-    memcpy(hEvent, &cd.clock_ms, sizeof cd.clock_ms);
+    e->clock_ms = cd.clock_ms;
+    e->seq = cd.seq;
+    e->stream = hStream;
     pthread_mutex_unlock(&cd.lock);
     return CUDA_SUCCESS;
 }
@@ -665,7 +730,13 @@ CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream)
 CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
 {
     ENTER("cuEventSynchronize");
-    return hEvent ? CUDA_SUCCESS : CUDA_ERROR_INVALID_HANDLE;
+    if (!hEvent)
+        return CUDA_ERROR_INVALID_HANDLE;
+    const struct cd_event *e = (const struct cd_event *)hEvent;
+    pthread_mutex_lock(&cd.lock);
+    pending_done(e->stream, 0, e->seq);
+    pthread_mutex_unlock(&cd.lock);
+    return CUDA_SUCCESS;
 }
 
 CUresult CUDAAPI cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUevent hEnd)
@@ -673,9 +744,7 @@ CUresult CUDAAPI cuEventElapsedTime(float *pMilliseconds, CUevent hStart, CUeven
     ENTER("cuEventElapsedTime");
     if (!hStart || !hEnd)
         return CUDA_ERROR_INVALID_HANDLE;
-    double a, b;
-    memcpy(&a, hStart, sizeof a);
-    memcpy(&b, hEnd, sizeof b);
+    double a = ((const struct cd_event *)hStart)->clock_ms, b = ((const struct cd_event *)hEnd)->clock_ms;
     *pMilliseconds = (float)(b - a);
     return CUDA_SUCCESS;
 }

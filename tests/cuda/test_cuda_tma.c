@@ -16,7 +16,12 @@
  * 2) with a record per candidate: the benchmark launches each candidate with
  * its own map (its box), the double's clock making candidate 1 the fastest,
  * which later executions launch with its map; under a graph capture, candidate
- * 0 with its own; the per-candidate records' errors. */
+ * 0 with its own; the per-candidate records' errors.
+ *
+ * Queued work, through a runtime on the double: a kernel destroyed while its
+ * launches are queued is unloaded only after a synchronize covers them (the
+ * double's rule for cuModuleUnload); a failure a synchronize reports names
+ * the kernel launched last on the stream, and the event recorded after it. */
 #include <dlfcn.h>
 #include <trident/driver.h>
 
@@ -961,6 +966,105 @@ START_TEST(xla_autotune_record_errors)
 END_TEST
 #endif
 
+
+/* ------------------------------------------------ queued work, through a runtime */
+
+static trd_runtime_t *double_runtime(void)
+{
+    double_open("cudadouble");
+    return tu_runtime(tu_path("%s/drivers/cuda/.libs/trident_cuda.so", tu_builddir()),
+                      tu_path("[driver.cuda]\nlibrary = %s\n", double_lib("cudadouble")));
+}
+
+START_TEST(kernel_destroyed_with_launches_queued)
+{
+    trd_runtime_t *rt = double_runtime();
+    trd_device_t *dev;
+    TU_OK(trd_runtime_device_find(rt, "cuda:0", &dev));
+    trd_kernel_desc_t d = {.struct_size = sizeof d, .path = tu_path("%s/add_kernel.json", tu_fixture("cuda", "add_fp32"))};
+    trd_kernel_t *k;
+    TU_OK(trd_kernel_create(rt, &d, &k));
+    trd_stream_t *s;
+    trd_event_t *e;
+    trd_buffer_t *b;
+    TU_OK(trd_stream_create(dev, &s));
+    TU_OK(trd_event_create(dev, &e));
+    TU_OK(trd_buffer_alloc(dev, 4096, &b));
+    trd_arg_t a[4] = {trd_arg_buffer(b), trd_arg_buffer(b), trd_arg_buffer(b), trd_arg_int(1024)};
+    trd_launch_t l = {.struct_size = sizeof l, .grid = {1, 1, 1}, .num_args = 4, .args = a, .stream = s};
+    TU_OK(trd_kernel_launch(k, &l));
+    TU_OK(trd_kernel_launch(k, &l));
+    TU_OK(trd_event_record(e, s));
+    trd_event_destroy(e); /* allowed by cuEventDestroy with the record queued */
+    trd_kernel_destroy(k);
+    check_clean();
+    /* a failure of queued work, reported by the synchronize, names the kernel that ran last there */
+    TU_OK(trd_kernel_create(rt, &d, &k));
+    TU_OK(trd_event_create(dev, &e));
+    TU_OK(trd_kernel_launch(k, &l));
+    TU_OK(trd_event_record(e, s));
+    setenv("TRDTEST_CUDA_FAIL", "cuStreamSynchronize=700,cuEventSynchronize=700", 1);
+    TU_FAILS(trd_stream_synchronize(s), TRD_ERR_DEVICE,
+             "synchronizing a stream of cuda:0 (its last launch: kernel 'add_kernel'): cuStreamSynchronize on cuda:0");
+    TU_FAILS(trd_event_synchronize(e), TRD_ERR_DEVICE,
+             "synchronizing an event of cuda:0 (recorded after kernel 'add_kernel'): cuEventSynchronize");
+    unsetenv("TRDTEST_CUDA_FAIL");
+    trd_kernel_destroy(k); /* still queued in the double: not synchronized */
+    check_clean();
+    trd_buffer_free(b);
+    trd_event_destroy(e);
+    trd_stream_destroy(s);
+    trd_runtime_destroy(rt);
+    dlclose(dbl.dl);
+    memset(&dbl, 0, sizeof dbl);
+}
+END_TEST
+
+/* CUDA_ERROR_ILLEGAL_ADDRESS, as a kernel that reads outside its buffers causes it: reported by the next
+ * synchronize and (CUDA keeps it) by every later call; the messages say what it means, and the launch it fails
+ * names the kernel. */
+START_TEST(illegal_address_is_explained)
+{
+    trd_runtime_t *rt = double_runtime();
+    trd_device_t *dev;
+    TU_OK(trd_runtime_device_find(rt, "cuda:0", &dev));
+    trd_kernel_desc_t d = {.struct_size = sizeof d, .path = tu_path("%s/add_kernel.json", tu_fixture("cuda", "add_fp32"))};
+    trd_kernel_t *k;
+    TU_OK(trd_kernel_create(rt, &d, &k));
+    trd_stream_t *s;
+    trd_event_t *e;
+    trd_buffer_t *b;
+    TU_OK(trd_stream_create(dev, &s));
+    TU_OK(trd_event_create(dev, &e));
+    TU_OK(trd_buffer_alloc(dev, 4096, &b));
+    trd_arg_t a[4] = {trd_arg_buffer(b), trd_arg_buffer(b), trd_arg_buffer(b), trd_arg_int(1024)};
+    trd_launch_t l = {.struct_size = sizeof l, .grid = {1, 1, 1}, .num_args = 4, .args = a, .stream = s};
+    TU_OK(trd_kernel_launch(k, &l));
+    TU_OK(trd_event_record(e, s));
+    setenv("TRDTEST_CUDA_FAIL", "cuStreamSynchronize=700,cuEventSynchronize=700,cuLaunchKernelEx=700", 1);
+    const char *hint = "CUDA_ERROR_ILLEGAL_ADDRESS (700): an illegal memory access was encountered; the kernel read "
+                       "or wrote outside its buffers: a buffer may be smaller than the grid and the sizes given make "
+                       "the kernel use, or a pointer argument null; CUDA keeps this error";
+    TU_FAILS(trd_stream_synchronize(s), TRD_ERR_DEVICE, hint);
+    TU_FAILS(trd_event_synchronize(e), TRD_ERR_DEVICE, hint);
+    TU_FAILS(trd_kernel_launch(k, &l), TRD_ERR_DEVICE, "launching kernel 'add_kernel' on cuda:0: ");
+    ck_assert_msg(strstr(trd_error_message(), hint), "%s", trd_error_message());
+    setenv("TRDTEST_CUDA_FAIL", "cuStreamSynchronize=719", 1);
+    TU_FAILS(trd_stream_synchronize(s), TRD_ERR_DEVICE, "CUDA_ERROR_LAUNCH_FAILED (719)");
+    ck_assert_msg(strstr(trd_error_message(), "the kernel faulted on the device"), "%s", trd_error_message());
+    unsetenv("TRDTEST_CUDA_FAIL");
+    TU_OK(trd_stream_synchronize(s));
+    check_clean();
+    trd_buffer_free(b);
+    trd_event_destroy(e);
+    trd_stream_destroy(s);
+    trd_kernel_destroy(k);
+    trd_runtime_destroy(rt);
+    dlclose(dbl.dl);
+    memset(&dbl, 0, sizeof dbl);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("cuda_tma");
@@ -972,6 +1076,14 @@ static Suite *suite(void)
     tcase_add_test(t, cuda_failure_names_the_error_and_the_argument);
     tcase_add_test(t, no_tma_unit_or_no_function_is_unsupported);
     suite_add_tcase(s, t);
+    TCase *q = tcase_create("queued");
+    tcase_add_checked_fixture(q, setup, setup);
+    tcase_add_test(q, kernel_destroyed_with_launches_queued);
+    suite_add_tcase(s, q);
+    TCase *f = tcase_create("faults");
+    tcase_add_checked_fixture(f, setup, setup);
+    tcase_add_test(f, illegal_address_is_explained);
+    suite_add_tcase(s, f);
 #ifdef TRDTEST_XLA
     TCase *x = tcase_create("xla");
     tcase_add_checked_fixture(x, xla_setup, xla_teardown);

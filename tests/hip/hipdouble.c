@@ -32,7 +32,12 @@
  *
  * Misuse real HIP would crash on or silently mishandle (a kernel launched on
  * a device other than its module's, a function looked up with another device
- * current) is refused and recorded as a violation the tests check. */
+ * current, a module unloaded while launches of it are queued) is refused or
+ * recorded as a violation the tests check. A launch stays queued until a
+ * synchronize covers it: hipStreamSynchronize of its stream,
+ * hipEventSynchronize of an event recorded after it there, and
+ * hipDeviceSynchronize or hipFree (which synchronizes implicitly) on its
+ * device. */
 #include <elf.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -85,8 +90,22 @@ struct hd_event {
     unsigned flags;
     int recorded;
     double stamp_ms;
+    uint64_t seq;       /* the launches queued before it when recorded */
+    hipStream_t stream;
     struct hd_event *next;
 };
+
+struct hd_module;
+
+/* A launch not yet covered by a synchronize. */
+struct hd_pending {
+    const struct hd_module *module;
+    int device;
+    hipStream_t stream;
+    uint64_t seq;
+};
+
+#define HD_MAX_PENDING 1024
 
 struct hd_kernel {
     char name[128];
@@ -125,7 +144,23 @@ static struct {
     unsigned nlaunches;
     char violations[HD_MAX_VIOLATIONS][256];
     unsigned nviolations;
+    struct hd_pending pending[HD_MAX_PENDING];
+    unsigned npending;
+    uint64_t seq; /* launches so far */
 } hd = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* Completes the queued launches of device `device` (-1: any) and stream `stream` (all_streams: any) up to seq;
+ * called with the lock held. */
+static void pending_done(int device, hipStream_t stream, int all_streams, uint64_t upto)
+{
+    unsigned kept = 0;
+    for (unsigned i = 0; i < hd.npending; i++) {
+        const struct hd_pending *p = &hd.pending[i];
+        if (!((device < 0 || p->device == device) && (all_streams || p->stream == stream) && p->seq <= upto))
+            hd.pending[kept++] = *p;
+    }
+    hd.npending = kept;
+}
 
 static _Thread_local int hd_current; /* HIP's current device: 0 for a new thread */
 
@@ -785,7 +820,10 @@ HD_EXPORT hipError_t hipGetDevice(int *device)
 HD_EXPORT hipError_t hipDeviceSynchronize(void)
 {
     ENTER("hipDeviceSynchronize");
-    return hipSuccess; /* work completes when it is enqueued */
+    lock();
+    pending_done(hd_current, NULL, 1, UINT64_MAX);
+    unlock();
+    return hipSuccess;
 }
 
 static const struct {
@@ -797,7 +835,8 @@ static const struct {
     {100, "hipErrorNoDevice"}, {101, "hipErrorInvalidDevice"}, {200, "hipErrorInvalidImage"},
     {201, "hipErrorInvalidContext"}, {209, "hipErrorNoBinaryForGpu"}, {218, "hipErrorInvalidKernelFile"},
     {400, "hipErrorInvalidHandle"}, {500, "hipErrorNotFound"}, {600, "hipErrorNotReady"},
-    {701, "hipErrorLaunchOutOfResources"}, {720, "hipErrorCooperativeLaunchTooLarge"},
+    {700, "hipErrorIllegalAddress"}, {701, "hipErrorLaunchOutOfResources"}, {710, "hipErrorAssert"},
+    {719, "hipErrorLaunchFailure"}, {720, "hipErrorCooperativeLaunchTooLarge"},
     {801, "hipErrorNotSupported"}, {1054, "hipErrorInvalidClusterSize"},
 };
 
@@ -897,9 +936,20 @@ HD_EXPORT hipError_t hipModuleUnload(hipModule_t module)
     struct hd_module *m = *pp;
     if (m)
         *pp = m->next;
+    unsigned queued = 0, kept = 0;
+    for (unsigned i = 0; m && i < hd.npending; i++) {
+        if (hd.pending[i].module == m)
+            queued++;
+        else
+            hd.pending[kept++] = hd.pending[i];
+    }
+    if (m)
+        hd.npending = kept;
     unlock();
     if (!m)
         return hipErrorInvalidHandle;
+    if (queued)
+        violation("hipModuleUnload: %u launches of its kernels are still queued (not yet synchronized)", queued);
     module_free(m);
     return hipSuccess;
 }
@@ -1001,6 +1051,9 @@ static hipError_t launch(const char *api, hipFunction_t f, const unsigned grid[3
         if ((uint64_t)grid[0] * grid[1] * grid[2] > resident)
             return hipErrorCooperativeLaunchTooLarge;
     }
+    hd.seq++;
+    if (hd.npending < HD_MAX_PENDING)
+        hd.pending[hd.npending++] = (struct hd_pending){k->module, device, stream, hd.seq};
     if (hd.nlaunches >= HD_MAX_LAUNCHES)
         return hipSuccess; /* runs, unrecorded */
     if (!hd.launches && !(hd.launches = calloc(HD_MAX_LAUNCHES, sizeof *hd.launches)))
@@ -1158,6 +1211,7 @@ HD_EXPORT hipError_t hipFree(void *ptr)
     if (a) {
         *pp = a->next;
         hd.devices[a->device].used -= a->size;
+        pending_done(a->device, NULL, 1, UINT64_MAX); /* "performs an implicit device synchronization" */
     }
     unlock();
     if (!a)
@@ -1292,6 +1346,8 @@ HD_EXPORT hipError_t hipStreamSynchronize(hipStream_t stream)
     struct hd_stream *s = stream ? find_stream(stream) : NULL;
     if (e == hipSuccess && s && s->capturing)
         e = hipErrorStreamCaptureUnsupported; /* a captured stream's work runs when the graph does */
+    if (e == hipSuccess)
+        pending_done(s ? s->device : hd_current, stream, 0, UINT64_MAX);
     unlock();
     return e;
 }
@@ -1401,6 +1457,8 @@ HD_EXPORT hipError_t hipEventRecord(hipEvent_t event, hipStream_t stream)
     if (e == hipSuccess) {
         ev->recorded = 1;
         ev->stamp_ms = now_ms();
+        ev->seq = hd.seq;
+        ev->stream = stream;
     }
     unlock();
     return e;
@@ -1410,9 +1468,11 @@ HD_EXPORT hipError_t hipEventSynchronize(hipEvent_t event)
 {
     ENTER("hipEventSynchronize");
     lock();
-    hipError_t e = find_event(event) ? hipSuccess : hipErrorInvalidHandle;
+    struct hd_event *ev = find_event(event);
+    if (ev && ev->recorded)
+        pending_done(ev->device, ev->stream, 0, ev->seq);
     unlock();
-    return e;
+    return ev ? hipSuccess : hipErrorInvalidHandle;
 }
 
 HD_EXPORT hipError_t hipEventElapsedTime(float *ms, hipEvent_t start, hipEvent_t stop)
@@ -1452,6 +1512,7 @@ HD_EXPORT void hipdouble_reset(void)
     hd.ncalls = 0;
     hd.nlaunches = 0;
     hd.nviolations = 0;
+    hd.npending = 0;
     unlock();
 }
 

@@ -475,6 +475,40 @@ START_TEST(test_triton_add)
 }
 END_TEST
 
+/* A kernel's illegal memory access (hipErrorIllegalAddress, reported by the next synchronize and by every later
+ * call: HIP keeps it) says what it means; the launch it fails names the kernel. */
+START_TEST(test_kernel_fault)
+{
+    trd_runtime_t *rt = hip_runtime(6, TWO_GFX942);
+    trd_device_t *dev = device(rt, "hip:0");
+    trd_kernel_t *k = triton_add(rt);
+    struct bufs b;
+    bufs_alloc(dev, 1024, &b);
+    trd_stream_t *s;
+    TU_OK(trd_stream_create(dev, &s));
+    TU_OK(launch_add(k, s, NULL, NULL, &b, 1024, 1, 1, NULL, NULL));
+    setenv("TRDTEST_HIP_FAIL", "hipStreamSynchronize=700,hipModuleLaunchKernel=700", 1);
+    TU_FAILS(trd_stream_synchronize(s), TRD_ERR_DEVICE, "hipErrorIllegalAddress (700)");
+    ck_assert_msg(strstr(trd_error_message(), "the kernel read or wrote outside its buffers: a buffer may be smaller "
+                                              "than the grid") &&
+                      strstr(trd_error_message(), "HIP keeps this error"),
+                  "%s", trd_error_message());
+    TU_FAILS(launch_add(k, s, NULL, NULL, &b, 1024, 1, 1, NULL, NULL), TRD_ERR_DEVICE,
+             "launching kernel 'add_kernel' on hip:0: ");
+    ck_assert_msg(strstr(trd_error_message(), "hipErrorIllegalAddress (700)") &&
+                      strstr(trd_error_message(), "outside its buffers"), "%s", trd_error_message());
+    setenv("TRDTEST_HIP_FAIL", "hipStreamSynchronize=719", 1);
+    TU_FAILS(trd_stream_synchronize(s), TRD_ERR_DEVICE, "hipErrorLaunchFailure (719)");
+    ck_assert_msg(strstr(trd_error_message(), "the kernel faulted on the device"), "%s", trd_error_message());
+    unsetenv("TRDTEST_HIP_FAIL");
+    trd_stream_destroy(s);
+    bufs_free(&b);
+    trd_kernel_destroy(k);
+    check_clean();
+    check_released(rt);
+}
+END_TEST
+
 static trd_kernel_t *triton_kernel(trd_runtime_t *rt, const char *variant)
 {
     trd_kernel_desc_t d = {.struct_size = sizeof d, .source = TRD_SOURCE_TRITON_CACHE,
@@ -1072,6 +1106,47 @@ START_TEST(test_streams_events_memory)
 }
 END_TEST
 
+/* trident.h's lifetimes on HIP: a kernel destroyed with launches queued is
+ * unloaded after a synchronize covers them (the double refuses a module
+ * unloaded under queued launches), an event destroyed with its record queued
+ * is fine; a failure a synchronize reports names the kernel launched last on
+ * the stream, and the event recorded after it. */
+START_TEST(test_queued_work)
+{
+    trd_runtime_t *rt = hip_runtime(6, TWO_GFX942);
+    trd_device_t *dev = device(rt, "hip:0");
+    trd_kernel_t *k = triton_add(rt);
+    trd_stream_t *s;
+    trd_event_t *e;
+    TU_OK(trd_stream_create(dev, &s));
+    TU_OK(trd_event_create(dev, &e));
+    struct bufs b;
+    bufs_alloc(dev, 2048, &b);
+    TU_OK(launch_add(k, s, NULL, NULL, &b, 2048, 2, 1, NULL, NULL));
+    TU_OK(launch_add(k, s, NULL, NULL, &b, 2048, 2, 1, NULL, NULL));
+    TU_OK(trd_event_record(e, s));
+    trd_event_destroy(e);
+    trd_kernel_destroy(k);
+    check_clean();
+    k = triton_add(rt);
+    TU_OK(trd_event_create(dev, &e));
+    TU_OK(launch_add(k, s, NULL, NULL, &b, 2048, 2, 1, NULL, NULL));
+    TU_OK(trd_event_record(e, s));
+    setenv("TRDTEST_HIP_FAIL", "hipStreamSynchronize=700,hipEventSynchronize=700", 1);
+    TU_FAILS(trd_stream_synchronize(s), TRD_ERR_DEVICE,
+             "synchronizing a stream of hip:0 (its last launch: kernel 'add_kernel'): hipStreamSynchronize on hip:0");
+    TU_FAILS(trd_event_synchronize(e), TRD_ERR_DEVICE,
+             "synchronizing an event of hip:0 (recorded after kernel 'add_kernel'): hipEventSynchronize");
+    unsetenv("TRDTEST_HIP_FAIL");
+    trd_kernel_destroy(k);
+    trd_event_destroy(e);
+    bufs_free(&b);
+    trd_stream_destroy(s);
+    check_clean();
+    check_released(rt);
+}
+END_TEST
+
 /* The optional stream_capturing op: what hipStreamIsCapturing says of a
  * stream between hipStreamBeginCapture and hipStreamEndCapture. The op is not
  * in the public API (the XLA handler uses it), so the test reaches it through
@@ -1192,6 +1267,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_device_failure);
     tcase_add_test(tc, test_library_not_found);
     tcase_add_test(tc, test_triton_add);
+    tcase_add_test(tc, test_kernel_fault);
     tcase_add_test(tc, test_scalars_and_shared);
     tcase_add_test(tc, test_wave32_and_wave64);
     tcase_add_test(tc, test_empty_grid);
@@ -1204,6 +1280,7 @@ static Suite *suite(void)
     tcase_add_test(tc, test_block_limits);
     tcase_add_test(tc, test_debug_option);
     tcase_add_test(tc, test_streams_events_memory);
+    tcase_add_test(tc, test_queued_work);
     tcase_add_test(tc, test_stream_capturing);
     tcase_add_test(tc, test_threads);
     suite_add_tcase(s, tc);

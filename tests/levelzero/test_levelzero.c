@@ -869,6 +869,11 @@ START_TEST(test_foreign_command_list)
     ck_assert_uint_eq(S->launches, before + 1);
     ck_assert_uint_eq(S->launch[before].list, (uint64_t)(uintptr_t)list);
     ck_assert(S->launch[before].ordered);
+    /* the application waits for its own list before the kernel goes (trident.h: trident cannot see into a list
+     * passed per launch); wrapping it again is one way */
+    TU_OK(trd_stream_wrap(dev, list, &s));
+    TU_OK(trd_stream_synchronize(s));
+    trd_stream_destroy(s);
     trd_buffer_free(b);
     trd_kernel_destroy(k);
     ck_assert_int_eq(z.ListDestroy(list), ZE_RESULT_SUCCESS);
@@ -958,6 +963,49 @@ START_TEST(test_free_without_policy)
 }
 END_TEST
 
+START_TEST(test_queued_work)
+{
+    /* trident.h's lifetimes: an event, a kernel and buffers go while work that uses them is queued; the driver
+     * waits before Level Zero destroys or frees what a command may still use (the test driver checks it), here
+     * without the blocking free policy */
+    setenv("TRDTEST_ZE_NO_FREE_POLICY", "1", 1);
+    trd_runtime_t *rt = runtime();
+    trd_device_t *dev = device(rt, "levelzero:0");
+    trd_kernel_t *k = fixture_kernel(rt, "add_kernel", "*fp32,*fp32,*fp32,i32", NULL, NULL);
+    trd_stream_t *s = NULL;
+    trd_event_t *e = NULL;
+    TU_OK(trd_stream_create(dev, &s));
+    TU_OK(trd_event_create(dev, &e));
+    trd_buffer_t *b = buffer(dev, 4096, NULL), *o = buffer(dev, 4096, NULL);
+    trd_arg_t args[] = {trd_arg_buffer(b), trd_arg_buffer(b), trd_arg_buffer(o), trd_arg_int(1024)};
+    trd_launch_t l = {.struct_size = sizeof l, .grid = {1, 1, 1}, .num_args = 4, .args = args, .stream = s};
+    TU_OK(trd_kernel_launch(k, &l));
+    TU_OK(trd_kernel_launch(k, &l));
+    trd_kernel_destroy(k);
+    trd_buffer_free(b);
+    args[0] = args[1] = trd_arg_buffer(o);
+    k = fixture_kernel(rt, "add_kernel", "*fp32,*fp32,*fp32,i32", NULL, NULL);
+    TU_OK(trd_kernel_launch(k, &l));
+    TU_OK(trd_event_record(e, s));
+    trd_event_destroy(e);
+    trd_kernel_destroy(k);
+    no_violations();
+    /* a failure the synchronize reports names the kernel that ran last on the stream */
+    k = fixture_kernel(rt, "add_kernel", "*fp32,*fp32,*fp32,i32", NULL, NULL);
+    TU_OK(trd_kernel_launch(k, &l));
+    setenv("TRDTEST_ZE_FAIL", "zeCommandListAppendBarrier:0x70000001", 1);
+    TU_FAILS(trd_stream_synchronize(s), TRD_ERR_DEVICE,
+             "synchronizing a stream of levelzero:0 (its last launch: kernel 'add_kernel'): synchronizing a stream of "
+             "levelzero:0: zeCommandListAppendBarrier failed: ZE_RESULT_ERROR_DEVICE_LOST");
+    unsetenv("TRDTEST_ZE_FAIL");
+    TU_OK(trd_stream_synchronize(s));
+    trd_kernel_destroy(k);
+    trd_buffer_free(o);
+    trd_stream_destroy(s);
+    finish(rt);
+}
+END_TEST
+
 START_TEST(test_alloc_error_mapping)
 {
     setenv("TRDTEST_ZE_FAIL", "zeMemAllocDevice:0x70000003", 1);
@@ -986,6 +1034,21 @@ START_TEST(test_launch_error_mapping)
     ck_assert_msg(strstr(trd_error_message(), "launching kernel 'add_kernel' on levelzero:0"), "%s",
                   trd_error_message());
     ck_assert_msg(strstr(trd_error_message(), "(7, 1, 1) groups of 128"), "%s", trd_error_message());
+    /* a lost device (what a kernel's page fault causes) says so, here and at a synchronize */
+    ck_assert_msg(strstr(trd_error_message(), "; the device was lost, as when a kernel faults: the kernel read or "
+                                              "wrote outside its buffers"), "%s", trd_error_message());
+    unsetenv("TRDTEST_ZE_FAIL");
+    trd_stream_t *s;
+    TU_OK(trd_stream_create(dev, &s));
+    l.device = NULL;
+    l.stream = s;
+    TU_OK(trd_kernel_launch(k, &l));
+    setenv("TRDTEST_ZE_FAIL", "zeEventHostSynchronize:0x70000001", 1);
+    TU_FAILS(trd_stream_synchronize(s), TRD_ERR_DEVICE,
+             "synchronizing a stream of levelzero:0: zeEventHostSynchronize failed: ZE_RESULT_ERROR_DEVICE_LOST "
+             "(0x70000001); the device was lost, as when a kernel faults: the kernel read or wrote outside its buffers");
+    unsetenv("TRDTEST_ZE_FAIL");
+    trd_stream_destroy(s);
     trd_kernel_destroy(k);
     finish(rt);
 }
@@ -1307,6 +1370,7 @@ static Suite *suite(void)
     tcase_add_test(t, test_bare_native_list_needs_scratch);
     tcase_add_test(t, test_memory_ops);
     tcase_add_test(t, test_free_without_policy);
+    tcase_add_test(t, test_queued_work);
     tcase_add_test(t, test_alloc_error_mapping);
     tcase_add_test(t, test_launch_error_mapping);
     tcase_add_test(t, test_context_error_mapping);

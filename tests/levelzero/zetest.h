@@ -6,7 +6,9 @@
  * through the dispatch tables it exports. It plays the device side: fake GPUs,
  * SPIR-V "builds" that check the binary and record the flags, kernels that
  * check and record their arguments, memory backed by host memory, and
- * immediate command lists that execute at append time.
+ * immediate command lists that execute at append time (but count as running
+ * until the host has seen a later command of the list complete: destroying
+ * or freeing what such a command uses is a violation).
  *
  * Configuration, read at each call (so each test sets its own):
  *   TRDTEST_ZE_DEVICES          devices exposed: 1 (default) or 2

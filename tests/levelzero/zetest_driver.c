@@ -14,7 +14,15 @@
  * device limits, every argument set before a launch, kernels launched only
  * on compute queue groups, imports linked before kernels are created,
  * objects destroyed in a valid order, and no command list or kernel handle
- * used by two threads at once. */
+ * used by two threads at once.
+ *
+ * Commands execute at append time, but count as running until the host has
+ * seen them complete: an event signalled by a later command of the list
+ * (a barrier waits for every earlier one) found signalled by
+ * zeEventHostSynchronize or zeEventQueryStatus. Destroying a kernel, a
+ * command list or an event, or freeing memory (without the blocking free
+ * policy), that a command not yet seen complete uses is a violation: the
+ * specification asks that the device no longer reference it. */
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
@@ -161,6 +169,16 @@ struct zt_list {
     uint32_t ordinal;
     int pending;      /* a command was appended after the last barrier */
     atomic_int users; /* calls inside right now */
+    uint64_t id;      /* never reused, unlike the address */
+    uint64_t seq;     /* commands appended */
+    uint64_t done;    /* the last one the host has seen complete */
+    struct zt_list *next_live;
+};
+
+/* A use of an object by a command: list `list` (0: none), command `seq`. */
+struct zt_use {
+    uint64_t list;
+    uint64_t seq;
 };
 
 struct zt_pool {
@@ -175,6 +193,7 @@ struct zt_event {
     uint32_t magic;
     struct zt_pool *pool;
     int signaled;
+    struct zt_use signal; /* the command that signals it */
 };
 
 struct zt_module {
@@ -207,6 +226,7 @@ struct zt_kernel {
     uint64_t seq[ZETEST_MAX_ARGS + 1];
     uint64_t appended; /* zt_seq at the last append */
     atomic_int users;
+    struct zt_use last; /* its last launch */
 };
 
 struct zt_alloc {
@@ -215,11 +235,32 @@ struct zt_alloc {
     int kind; /* ze_memory_type_t */
     struct zt_context *ctx;
     struct zt_alloc *next;
+    struct zt_use last; /* the last command that read or wrote it */
 };
 
 static struct zt_driver zt_the_driver = {M_DRIVER};
 static struct zt_device zt_devices[2] = {{M_DEVICE, 0}, {M_DEVICE, 1}};
 static struct zt_alloc *zt_allocs;
+static struct zt_list *zt_lists; /* live ones */
+static uint64_t zt_list_ids;
+
+/* 1 when the use's command may still run: its list lives and the host has
+ * not seen the command complete. */
+static int running(struct zt_use u)
+{
+    for (struct zt_list *l = zt_lists; l && u.list; l = l->next_live)
+        if (l->id == u.list)
+            return u.seq > l->done;
+    return 0;
+}
+
+/* The host saw the command of `u` complete. */
+static void seen_complete(struct zt_use u)
+{
+    for (struct zt_list *l = zt_lists; l && u.list; l = l->next_live)
+        if (l->id == u.list && u.seq > l->done)
+            l->done = u.seq;
+}
 
 static int is(const void *h, uint32_t magic)
 {
@@ -732,6 +773,8 @@ static ze_result_t zt_event_destroy(ze_event_handle_t h)
     LOCK();
     CHECK_HANDLE(h, M_EVENT);
     struct zt_event *e = (struct zt_event *)h;
+    if (running(e->signal))
+        violate("zeEventDestroy: a command that signals the event has not been seen complete");
     e->pool->events--;
     zt.live_events--;
     kill_obj(e);
@@ -751,8 +794,13 @@ static ze_result_t zt_event_sync(ze_event_handle_t h, uint64_t timeout)
 {
     LOCK();
     CHECK_HANDLE(h, M_EVENT);
-    if (((struct zt_event *)h)->signaled)
+    ze_result_t r = inject("zeEventHostSynchronize"); /* a kernel's page fault: ZE_RESULT_ERROR_DEVICE_LOST */
+    if (r)
+        RETURN(r);
+    if (((struct zt_event *)h)->signaled) {
+        seen_complete(((struct zt_event *)h)->signal);
         RETURN(ZE_RESULT_SUCCESS);
+    }
     if (timeout == UINT64_MAX)
         violate("zeEventHostSynchronize: waiting forever on an event nothing will signal");
     RETURN(ZE_RESULT_NOT_READY);
@@ -762,7 +810,10 @@ static ze_result_t zt_event_query(ze_event_handle_t h)
 {
     LOCK();
     CHECK_HANDLE(h, M_EVENT);
-    RETURN(((struct zt_event *)h)->signaled ? ZE_RESULT_SUCCESS : ZE_RESULT_NOT_READY);
+    struct zt_event *e = (struct zt_event *)h;
+    if (e->signaled)
+        seen_complete(e->signal);
+    RETURN(e->signaled ? ZE_RESULT_SUCCESS : ZE_RESULT_NOT_READY);
 }
 
 static ze_result_t zt_event_reset(ze_event_handle_t h)
@@ -773,14 +824,24 @@ static ze_result_t zt_event_reset(ze_event_handle_t h)
     RETURN(ZE_RESULT_SUCCESS);
 }
 
-static ze_result_t signal_event(ze_event_handle_t h)
+/* Signals h (may be NULL) as the list's latest command. */
+static ze_result_t signal_event(const struct zt_list *l, ze_event_handle_t h)
 {
     if (!h)
         return ZE_RESULT_SUCCESS;
     if (!is(h, M_EVENT))
         return bad_handle("signal event");
     ((struct zt_event *)h)->signaled = 1;
+    ((struct zt_event *)h)->signal = (struct zt_use){l->id, l->seq};
     return ZE_RESULT_SUCCESS;
+}
+
+/* Marks the allocation holding p (if any) as used by the list's latest command. */
+static void use_memory(const struct zt_list *l, const void *p)
+{
+    struct zt_alloc *a = find_alloc(p);
+    if (a)
+        a->last = (struct zt_use){l->id, l->seq};
 }
 
 /* ----------------------------------------------------------------- memory */
@@ -861,7 +922,7 @@ static ze_result_t zt_alloc_shared(ze_context_handle_t h, const ze_device_mem_al
     RETURN(alloc_common(h, size, align, ZE_MEMORY_TYPE_SHARED, out));
 }
 
-static ze_result_t free_common(ze_context_handle_t h, void *ptr, const char *call)
+static ze_result_t free_common(ze_context_handle_t h, void *ptr, const char *call, int blocking)
 {
     struct zt_alloc **pp = &zt_allocs;
     while (*pp && (*pp)->base != ptr)
@@ -873,6 +934,8 @@ static ze_result_t free_common(ze_context_handle_t h, void *ptr, const char *cal
     struct zt_alloc *a = *pp;
     if (a->ctx != (struct zt_context *)h)
         violate("%s(%p): freed through another context than it was allocated in", call, ptr);
+    if (!blocking && running(a->last))
+        violate("%s(%p): a command that uses the memory has not been seen complete", call, ptr);
     *pp = a->next;
     a->ctx->children--;
     free(a->base);
@@ -886,7 +949,7 @@ static ze_result_t zt_free(ze_context_handle_t h, void *ptr)
 {
     LOCK();
     CHECK_HANDLE(h, M_CONTEXT);
-    RETURN(free_common(h, ptr, "zeMemFree"));
+    RETURN(free_common(h, ptr, "zeMemFree", 0));
 }
 
 static ze_result_t zt_free_ext(ze_context_handle_t h, const ze_memory_free_ext_desc_t *desc, void *ptr)
@@ -897,7 +960,8 @@ static ze_result_t zt_free_ext(ze_context_handle_t h, const ze_memory_free_ext_d
         violate("zeMemFreeExt called though the driver does not offer %s", ZE_MEMORY_FREE_POLICIES_EXT_NAME);
     if (!desc || desc->stype != ZE_STRUCTURE_TYPE_MEMORY_FREE_EXT_DESC)
         RETURN(ZE_RESULT_ERROR_INVALID_ARGUMENT);
-    ze_result_t r = free_common(h, ptr, "zeMemFreeExt");
+    ze_result_t r = free_common(h, ptr, "zeMemFreeExt",
+                                (desc->freePolicy & ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_BLOCKING_FREE) != 0);
     if (r == ZE_RESULT_SUCCESS && (desc->freePolicy & ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_BLOCKING_FREE))
         zt.frees_blocking++;
     RETURN(r);
@@ -981,6 +1045,9 @@ static ze_result_t zt_list_create_immediate(ze_context_handle_t h, ze_device_han
     l->device = ((struct zt_device *)dev)->index;
     l->ordinal = desc->ordinal;
     atomic_init(&l->users, 0);
+    l->id = ++zt_list_ids;
+    l->next_live = zt_lists;
+    zt_lists = l;
     l->ctx->children++;
     zt.live_lists++;
     *out = (ze_command_list_handle_t)l;
@@ -992,6 +1059,14 @@ static ze_result_t zt_list_destroy(ze_command_list_handle_t h)
     LOCK();
     CHECK_HANDLE(h, M_LIST);
     struct zt_list *l = (struct zt_list *)h;
+    if (l->seq > l->done)
+        violate("zeCommandListDestroy: %llu commands of the list have not been seen complete",
+                (unsigned long long)(l->seq - l->done));
+    for (struct zt_list **p = &zt_lists; *p; p = &(*p)->next_live)
+        if (*p == l) {
+            *p = l->next_live;
+            break;
+        }
     l->ctx->children--;
     zt.live_lists--;
     kill_obj(l);
@@ -1021,7 +1096,8 @@ static void command(struct zt_list *l, ze_event_handle_t signal)
     if (l->pending)
         zt.unordered++;
     l->pending = 1;
-    signal_event(signal);
+    l->seq++;
+    signal_event(l, signal);
 }
 
 #define LIST_PROLOGUE(h)                                                                               \
@@ -1057,7 +1133,8 @@ static ze_result_t zt_barrier(ze_command_list_handle_t h, ze_event_handle_t sign
         LIST_RETURN(h, r);
     l->pending = 0; /* with no wait events it waits for every earlier command */
     zt.barriers++;
-    LIST_RETURN(h, signal_event(signal));
+    l->seq++;
+    LIST_RETURN(h, signal_event(l, signal));
 }
 
 static ze_result_t zt_copy(ze_command_list_handle_t h, void *dst, const void *src, size_t size,
@@ -1075,6 +1152,8 @@ static ze_result_t zt_copy(ze_command_list_handle_t h, void *dst, const void *sr
     memmove(dst, src, size);
     zt.copies++;
     command(l, signal);
+    use_memory(l, dst);
+    use_memory(l, src);
     LIST_RETURN(h, ZE_RESULT_SUCCESS);
 }
 
@@ -1095,6 +1174,7 @@ static ze_result_t zt_fill(ze_command_list_handle_t h, void *dst, const void *pa
         memcpy((char *)dst + i, pattern, psize);
     zt.fills++;
     command(l, signal);
+    use_memory(l, dst);
     LIST_RETURN(h, ZE_RESULT_SUCCESS);
 }
 
@@ -1109,6 +1189,7 @@ static ze_result_t zt_timestamp(ze_command_list_handle_t h, uint64_t *dst, ze_ev
     *dst = clock_now();
     zt.timestamps++;
     command(l, signal);
+    use_memory(l, dst);
     LIST_RETURN(h, ZE_RESULT_SUCCESS);
 }
 
@@ -1382,6 +1463,8 @@ static ze_result_t zt_kernel_destroy(ze_kernel_handle_t h)
     LOCK();
     CHECK_HANDLE(h, M_KERNEL);
     struct zt_kernel *k = (struct zt_kernel *)h;
+    if (running(k->last))
+        violate("zeKernelDestroy: a launch of kernel '%s' has not been seen complete", k->name);
     k->mod->kernels--;
     zt.live_kernels--;
     kill_obj(k);
@@ -1672,6 +1755,13 @@ static ze_result_t zt_launch(ze_command_list_handle_t h, ze_kernel_handle_t kh, 
         (void)clock_now();
     zt_clock += env_u64("TRDTEST_ZE_TICKS_PER_LAUNCH", 19200);
     command(l, signal);
+    k->last = (struct zt_use){l->id, l->seq};
+    for (uint32_t i = 0; i < k->nargs; i++)
+        if (k->args[i].size == sizeof(void *) && !k->args[i].null_value) {
+            void *p;
+            memcpy(&p, k->args[i].bytes, sizeof p);
+            use_memory(l, p);
+        }
 out:
     UNLOCK();
     list_leave(h);

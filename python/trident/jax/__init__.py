@@ -23,8 +23,9 @@ Both are triton_kernel_call_p (jax-triton's primitive): compiled when lowered,
 for the platform lowered for. The layers, each a module: platforms (targets),
 dtypes, compile (specialize, compile, bundle), call (kernel_call and the
 custom call's attributes; tma: tensor maps), lowering (a triton_call per
-platform), triton (jax-triton's API), primitive (the primitive and its rules),
-protocol (the XLA protocol), cache.
+platform; interpret: Triton's interpreter on the CPU platform, through
+host_ffi's Python FFI handler), triton (jax-triton's API), primitive (the
+primitive and its rules), protocol (the XLA protocol), cache.
 """
 from . import utils  # noqa: F401
 from .autotune import AutotuneError  # noqa: F401
@@ -35,7 +36,8 @@ from .call import kernel_call, normalize_grid, pack_scalar  # noqa: F401
 from .primitive import triton_kernel_call_p  # noqa: F401
 from .protocol import TARGET, register  # noqa: F401
 from .routing import OptionError  # noqa: F401
-from .platforms import CompileError, Target, device_targets, get_compute_capability, target, targets  # noqa: F401
+from .platforms import (CompileError, Target, cpu_kernels, device_targets, get_compute_capability, target,  # noqa: F401
+                        targets)
 from .tensordesc import TensorDescriptor  # noqa: F401
 from .triton import JTKernel, kernel, triton_call  # noqa: F401
 from .utils import cdiv, next_power_of_2, strides_from_shape  # noqa: F401
@@ -48,7 +50,7 @@ __version__ = ".".join(str(v) for v in __version_info__)
 __all__ = [
     "triton_call", "kernel", "JTKernel", "utils", "cdiv", "next_power_of_2", "strides_from_shape",
     "TensorDescriptor", "get_compute_capability", "CUSTOM_CALL_TARGET_NAME", "__version__", "__version_info__",
-    "targets", "target", "Target", "device_targets", "host_twin",
+    "targets", "target", "Target", "device_targets", "host_twin", "cpu_kernels",
     "kernel_call", "KernelCallError", "CompileError", "CoordinateError", "OptionError", "AutotuneError", "register",
     "triton_kernel_call_p",
 ]

@@ -252,11 +252,11 @@ def emit(kernel: Any, *args: Any, grid: Any, out_shape: Any, input_output_aliase
                arg_kind=np.array(lowered.kinds, dtype=np.int32), arg_index=np.array(lowered.index, dtype=np.int64),
                scalars=lowered.scalars, zero=np.array(zero, dtype=np.int64),
                scratch=np.array(scratch, dtype=np.int64), options=_options_text(options),
-               version=np.int32(_ffi.CALL_VERSION), **_tma_attr(lowered.tma), **_cost_attr(cost_estimate))
+               version=np.int32(_ffi.CALL_VERSION), **_tma_attr(lowered.tma), **cost_attribute(cost_estimate))
     return lowered.unflatten(out)
 
 
-def _cost_attr(cost: Optional[Mapping[str, int]]) -> dict[str, Any]:
+def cost_attribute(cost: Optional[Mapping[str, int]]) -> dict[str, Any]:
     """jax-triton's `cost_estimate_json` attribute, which XLA reads (libtrident's handler ignores it)."""
     return {"cost_estimate_json": json.dumps(dict(cost))} if cost else {}
 
@@ -379,7 +379,7 @@ def _autotuned_call(kernels: list, args: tuple, grid: Any, out_shape: Any, input
                scratch=np.array(scratch, dtype=np.int64), options="[" + ", ".join(opts_text) + "]",
                aliased=np.array(sorted(lowered.ffi_aliases), dtype=np.int64), autotune_key=autotune_key,
                cache_dir="" if cdir is None else os.fspath(cdir), version=np.int32(_ffi.AUTOTUNE_VERSION),
-               **_tma_attr(tma), **_cost_attr(cost_estimate))
+               **_tma_attr(tma), **cost_attribute(cost_estimate))
     return lowered.unflatten(out)
 
 

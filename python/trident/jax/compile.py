@@ -20,11 +20,13 @@ process that compiles many kernels keeps the most recent ones.
 from __future__ import annotations
 
 import collections
+import contextlib
 import hashlib
 import json
 import os
 import re
 import shutil
+import sys
 import threading
 import weakref
 from dataclasses import dataclass
@@ -41,7 +43,7 @@ from .. import version as trident_version
 from . import cache as _cache
 from .dtypes import triton_dtype as _triton_dtype
 # the targets' names, for the layers above that reach them through this module
-from .platforms import CompileError, Target, override, platform_targets  # noqa: F401
+from .platforms import CompileError, CpuKernels, Target, cpu_choice, override, platform_targets  # noqa: F401
 
 try:  # Gluon (Triton >= 3.4)
     from triton.experimental.gluon._runtime import GluonASTSource, GluonJITFunction
@@ -58,6 +60,57 @@ if TRITON_RELEASE < (3, 6):
 # the binary formats of a compiled kernel, best first, per Triton backend
 _IMAGES = {"cuda": ("cubin", "ptx"), "hip": ("hsaco",), "xpu": ("zebin", "spv")}
 _FORMAT_OF_EXT = {"cubin": "cubin", "ptx": "ptx", "hsaco": "hsaco", "spv": "spirv", "zebin": "zebin"}
+
+class _LanguageGate:
+    """Triton's code generator reads triton.language; its interpreter (interpret.py) patches triton.language's
+    builtins with its own, process-wide. Compilations may run side by side (autotune configs compile in threads)
+    and share the gate; an interpreted run holds it alone."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._shared = 0
+        self._exclusive: Optional[int] = None   # the holding thread
+        self._depth = 0
+
+    @contextlib.contextmanager
+    def shared(self):
+        me = threading.get_ident()
+        with self._cond:
+            if self._exclusive != me:     # (the interpreter compiles nothing; a compile inside its run is its own)
+                while self._exclusive is not None:
+                    self._cond.wait()
+                self._shared += 1
+            else:
+                me = None
+        try:
+            yield
+        finally:
+            if me is not None:
+                with self._cond:
+                    self._shared -= 1
+                    self._cond.notify_all()
+
+    @contextlib.contextmanager
+    def exclusive(self):
+        me = threading.get_ident()
+        with self._cond:
+            if self._exclusive == me:
+                self._depth += 1
+            else:
+                while self._exclusive is not None or self._shared:
+                    self._cond.wait()
+                self._exclusive, self._depth = me, 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._depth -= 1
+                if self._depth == 0:
+                    self._exclusive = None
+                    self._cond.notify_all()
+
+
+LANGUAGE = _LanguageGate()
 
 K = TypeVar("K", bound=Hashable)
 V = TypeVar("V")
@@ -228,6 +281,19 @@ class ArgArray:
         return f"ArgArray(*{self.dtype})"
 
 
+class BinderDtype(tl.dtype):
+    """A Triton dtype with torch's is_floating_point, which Triton's TensorDescriptor checks for padding="nan"."""
+
+    @property
+    def is_floating_point(self) -> bool:
+        return self.is_floating()
+
+
+def binder_dtype(t: str) -> BinderDtype:
+    """The tl.dtype of a Triton type name ("fp32", "i32"): tl.dtype names integers "int32", "uint8", "int1"."""
+    return BinderDtype(("int" if t[0] == "i" else "uint") + t[1:] if t[0] in "iu" else t)
+
+
 def triton_dtype(dtype: Any) -> str:
     t = _triton_dtype(dtype)
     if t is None:
@@ -260,10 +326,48 @@ class Specialization:
         return {p: backend.parse_attr(get_iterable_path(self.attrvals, p)) for p in paths}
 
 
+_native_ready = False
+_native_lock = threading.Lock()
+
+
+@contextlib.contextmanager
+def _native_specialize_without_torch():
+    """Triton's native specialization (native_specialize_impl, behind the binder) of 3.6 and 3.7 imports torch the
+    first time it runs, only to recognise torch.Tensor quickly: seconds of a first call where torch is installed, for nothing,
+    since trident's arguments are never torch tensors. So its first run sees torch as not installed, unless torch
+    is already imported. Triton falls back to the data_ptr() path for torch tensors then, which gives the same
+    specialization (a program that uses torch with Triton directly later in the process loses only that fast path)."""
+    global _native_ready
+    if _native_ready:
+        yield
+        return
+    with _native_lock:
+        refuse = None if "torch" in sys.modules else _RefuseTorch()
+        if refuse is not None:
+            sys.meta_path.insert(0, refuse)
+        try:
+            yield
+        finally:
+            if refuse is not None:
+                sys.meta_path.remove(refuse)
+            _native_ready = True
+
+
+class _RefuseTorch:
+    """A meta path finder under which `import torch` fails as if torch were not installed."""
+
+    def find_spec(self, name: str, path: Any = None, target: Any = None) -> None:
+        if name == "torch" or name.startswith("torch."):
+            raise ModuleNotFoundError(f"No module named '{name}' (trident.jax: not while Triton specializes)",
+                                      name=name)
+        return None
+
+
 def specialize(fn: Any, t: Target, values: dict[str, Any], options: dict[str, Any]) -> Specialization:
     """Runs Triton's binder for target t on the call's values (arrays as ArgArray)."""
     try:
-        bound, spec, rest = binder(fn, t)(**values, **options)
+        with _native_specialize_without_torch():
+            bound, spec, rest = binder(fn, t)(**values, **options)
     except TypeError as e:
         raise TypeError(f"kernel '{fn.__name__}': {e}") from None
     return Specialization(bound=bound, sigvals=[s[0] for s in spec], attrvals=[s[1] for s in spec], options=rest)
@@ -397,6 +501,84 @@ def compile_key(fn: Any, t: Target, signature: dict, constexprs: dict, attrs: di
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 
+class _TargetDriver:
+    """Triton's runtime driver as the code that runs while trident compiles sees it: the target being compiled
+    for is the current one (tl.target_info, the semantic's TMA check ask this), and nothing else is there."""
+
+    def __init__(self, t: Target):
+        self._target = t
+
+    def get_current_target(self) -> Any:
+        return self._target.gpu_target()
+
+    def __getattr__(self, name: str) -> Any:
+        raise CompileError(f"target {self._target}: the kernel asks Triton's runtime driver for '{name}' while it "
+                           f"compiles; trident.jax compiles without a device (its lowering may run on a machine "
+                           f"without the GPU)")
+
+
+class _DriverView:
+    """Stands for triton.runtime.driver in the modules of Triton's front end that ask it for the current target
+    while compiling (triton.language.target_info, .semantic): inside compiling_for(t) on this thread the driver
+    is _TargetDriver(t); elsewhere it is Triton's own. So trident never initialises Triton's runtime driver,
+    which imports torch where it is installed, builds its C utilities and asks the GPU for its current device,
+    and a kernel compiled for sm90 on another machine sees sm90."""
+
+    def __init__(self, real: Any):
+        self._real = real
+
+    @property
+    def active(self) -> Any:
+        t = getattr(_compiling, "target", None)
+        return self._real.active if t is None else _TargetDriver(t)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._real, name)
+
+
+_compiling = threading.local()
+_view_lock = threading.Lock()
+
+
+def _install_driver_view() -> None:
+    import importlib
+    with _view_lock:
+        for name in ("triton.language.target_info", "triton.language.semantic"):
+            try:
+                mod = importlib.import_module(name)
+            except ImportError:  # pragma: no cover - a release without the module
+                continue
+            real = getattr(mod, "driver", None)
+            if real is not None and not isinstance(real, _DriverView):
+                mod.driver = _DriverView(real)
+
+
+_key_lock = threading.Lock()
+
+
+def _triton_key() -> None:
+    """Triton's key of its own installation (a hash of its library and sources: about a second), made once per
+    process and by one thread: Triton caches it, but threads compiling side by side would each make it."""
+    with _key_lock:
+        try:
+            from triton.runtime.cache import triton_key
+        except ImportError:  # pragma: no cover - a release that moved it
+            return
+        triton_key()
+
+
+@contextlib.contextmanager
+def compiling_for(t: Target):
+    """Triton's front end sees t as the current target on this thread while the block runs (see _DriverView)."""
+    _install_driver_view()
+    prev = getattr(_compiling, "target", None)
+    _compiling.target = t
+    try:
+        yield
+    finally:
+        _compiling.target = prev
+
+
 @dataclass
 class Compiled:
     """One kernel compiled for one target: the trident kernel and its metadata."""
@@ -439,7 +621,9 @@ def compile_for(fn: Any, t: Target, spec: Specialization, options: dict[str, Any
             pass  # a damaged entry: compile again
     src_cls = GluonASTSource if is_gluon(fn) else triton.compiler.ASTSource
     src = src_cls(fn, signature, constexprs, attrs)
-    ck = triton.compile(src, target=t.gpu_target(), options=dict(options))
+    _triton_key()
+    with compiling_for(t), LANGUAGE.shared():
+        ck = triton.compile(src, target=t.gpu_target(), options=dict(options))
     _dump(fn, key, ck)
     json_path = next(p for n, p in ck.metadata_group.items() if n.endswith(".json") and not n.startswith("__grp"))
     with open(json_path) as f:

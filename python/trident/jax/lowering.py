@@ -7,23 +7,26 @@ static description, made when the call is traced, without compiling.
 The rule per platform (`PLATFORM_RULES`): cuda and rocm compile for the
 architectures of JAX's devices of that platform, or the explicit targets;
 cpu runs a registered host twin (bundled with the explicit targets' images,
-if any). A cpu rule that runs Triton's interpreter instead is a matter of
-choosing another expansion there.
+if any), else Triton's interpreter (interpret.py: nothing is compiled, the
+chosen config's launch runs from a Python FFI handler), as `cpu_kernels(...)`
+chooses where the call is made.
 """
 from __future__ import annotations
 
+import concurrent.futures
 import dataclasses
+import os
 import warnings
 from typing import Any, Callable, Mapping, Optional, Sequence
 
 import jax.numpy as jnp
 import numpy as np
-import triton.language as tl
 from triton import knobs as _knobs
 
 from . import autotune as _at
 from . import compile as _c
 from . import coords as _co
+from . import interpret as _interp
 from . import routing as _ro
 from .errors import KernelCallError
 from .call import emit, normalize_grid
@@ -51,6 +54,7 @@ class TritonCall(ByValue):
     compute_capability: Optional[int]
     explicit_targets: Optional[tuple]  # targets(...) where the call was made
     twin: Optional[_c.HostTwin]
+    cpu: _c.CpuKernels = _c.CpuKernels()   # cpu_kernels(...) where the call was made
     api: str = "jax_triton.triton_call"
 
     @property
@@ -68,15 +72,15 @@ class TritonCall(ByValue):
     def key(self) -> Any:
         return (self.kernel, self.grid, self.named, self.ns, self.user_keys, self.positional, self.values,
                 self.results, self.aliases, self.ordinals, self.inputs, self.zeroed_outputs, self.compute_capability,
-                self.explicit_targets, self.twin)
+                self.explicit_targets, self.twin, self.cpu)
 
     def expand(self, platform: str, operands: Sequence[Any], has_side_effect: bool,
                cost_estimate: Optional[Mapping[str, int]]) -> list:
         where = PLATFORM_RULES.get(platform, gpu_rule)(self, platform)
         candidates = _candidates(self, where)
-        zeros, replaced = _hook_effects_of(self, candidates)
-        return _launch(self, candidates, zeros, replaced, operands, has_side_effect or not self.results,
-                       cost_estimate)
+        zeros, replaced = _hook_effects_of(self, candidates, where.interpret)
+        launch = _interp.launch if where.interpret else _launch
+        return launch(self, candidates, zeros, replaced, operands, has_side_effect or not self.results, cost_estimate)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -85,6 +89,7 @@ class Where:
     gpu_targets: tuple                # Triton targets
     host: bool                        # bundle the host twin
     backends: tuple                   # the backends whose options the keywords may name
+    interpret: bool = False           # Triton's interpreter runs the kernel (nothing is compiled)
 
 
 def gpu_rule(call: TritonCall, platform: str) -> Where:
@@ -98,12 +103,18 @@ def gpu_rule(call: TritonCall, platform: str) -> Where:
 
 
 def cpu_rule(call: TritonCall, platform: str) -> Where:
-    """cpu: the host twin, with the explicit targets' GPU images beside it (the bundle then runs anywhere)."""
+    """cpu: the host twin, with the explicit targets' GPU images beside it (the bundle then runs anywhere); with
+    neither, or with cpu_kernels("interpreter"), Triton's interpreter; cpu_kernels("host") requires the twin."""
     explicit = call.explicit_targets
+    use = call.cpu.use
+    if use == "interpreter" or (use == "auto" and call.twin is None and explicit is None):
+        _interp.check_interpretable(call.fn, call.kname)
+        return Where((), False, ("cuda", "hip"), interpret=True)
     if call.twin is None and explicit is None:
         raise _c.CompileError(
-            f"kernel '{call.kname}': JAX runs it on CPU and it has no host twin (trident.jax.host_twin); Triton "
-            f"kernels run on GPUs. To compile for GPUs here, use trident.jax.targets('sm90', ...)")
+            f"kernel '{call.kname}': JAX runs it on CPU, cpu_kernels('host') requires a host twin and it has none "
+            f"(trident.jax.host_twin); without the requirement Triton's interpreter runs it. To compile for GPUs "
+            f"here, use trident.jax.targets('sm90', ...)")
     ts = _c.platform_targets(platform, call.compute_capability, explicit)
     return _where(call, tuple(t for t in ts if t.backend != "host"), call.twin is not None)
 
@@ -139,24 +150,42 @@ def _candidates(call: TritonCall, where: Where) -> list[_at.Candidate]:
     named = {n: shapes_of(v) for n, v in call.named.items()}
     user_kw = {k: call.ns[k] for k in call.user_keys}
     variants = _at.variants(call.kernel, {**named, **{k: v for k, v in call.ns.items() if k in names}}, user_kw)
+    if len(variants) == 1:
+        return [_candidate(call, where, variants[0])]
     candidates: list[_at.Candidate] = []
     failures: list[str] = []
-    for var in variants:
-        if len(variants) == 1:
-            candidates.append(_candidate(call, where, var))
-            continue
-        try:
-            candidates.append(_candidate(call, where, var))
-        except (_c.CompileError, _ro.OptionError, NotImplementedError, TypeError):
-            raise
-        except Exception as e:   # Triton's autotuner skips a config that does not compile; so do we
-            failures.append(f"{var.config}: {type(e).__name__}: {e}")
+    for var, (cand, err) in zip(variants, _compile_all(call, where, variants)):
+        if err is None:
+            candidates.append(cand)
+        elif isinstance(err, (_c.CompileError, _ro.OptionError, NotImplementedError, TypeError)):
+            raise err
+        else:   # Triton's autotuner skips a config that does not compile; so do we
+            failures.append(f"{var.config}: {type(err).__name__}: {err}")
     if not candidates:
         raise _at.AutotuneError(f"kernel '{call.kname}': no autotuner config compiles:\n" + "\n".join(failures))
     if failures:
         warnings.warn(f"trident.jax: kernel '{call.kname}': autotuner configs skipped (they do not compile):\n"
                       + "\n".join(failures), RuntimeWarning, stacklevel=2)
     return candidates
+
+
+def _compile_all(call: TritonCall, where: Where, variants: list) -> list[tuple[Any, Optional[Exception]]]:
+    """Every variant compiled, side by side on up to one thread a core, as (candidate, None) or (None, what it
+    raised), in order: Triton releases the GIL in its passes and ptxas is a process of its own, so an autotuner's
+    configs compile in a fraction of the sum of their times (bench/first_call.py's autotuned rows)."""
+    def one(var: _at.Variant) -> tuple[Any, Optional[Exception]]:
+        try:
+            return _candidate(call, where, var), None
+        except Exception as e:
+            return None, e
+    workers = min(len(variants), os.cpu_count() or 1, _MAX_COMPILE_THREADS)
+    if workers <= 1:
+        return [one(v) for v in variants]
+    with concurrent.futures.ThreadPoolExecutor(workers, thread_name_prefix="trident-compile") as ex:
+        return list(ex.map(one, variants))
+
+
+_MAX_COMPILE_THREADS = 16
 
 
 def _candidate(call: TritonCall, where: Where, var: _at.Variant) -> _at.Candidate:
@@ -209,24 +238,29 @@ def _candidate(call: TritonCall, where: Where, var: _at.Variant) -> _at.Candidat
                 continue
         leaves = _c.launch_leaves(fn, spec, None)
         sig_text = _c.signature_text(leaves)
+    zero = _co.zeroed(call.info, values, zspec, call.ordinals, set(call.aliases.values()))
+    kinds = [_leaf_kind(leaf.value) for leaf in leaves]
+    if where.interpret:   # Triton's interpreter runs the source: nothing to compile
+        return _at.Candidate(variant=var, kernels={}, kernel=None, grid=g, zero=zero, leaves=kinds,
+                             names=dict(spec.bound))
     if where.host:
         per_target[_c.Target("host", "", 1)] = _c.host_kernel(fn, sig_text)
     if not per_target:
         raise _c.CompileError(f"kernel '{kname}': nothing to compile for (no GPU target and no host twin)")
     bundle = _c.combine(per_target.values(), sig_text, kname)
-    zero = _co.zeroed(call.info, values, zspec, call.ordinals, set(call.aliases.values()))
-    return _at.Candidate(
-        variant=var, kernels=per_target, kernel=bundle, grid=g, zero=zero,
-        leaves=[_leaf_kind(leaf.value) for leaf in leaves], names=dict(spec.bound), load_options=load_opts)
+    return _at.Candidate(variant=var, kernels=per_target, kernel=bundle, grid=g, zero=zero, leaves=kinds,
+                         names=dict(spec.bound), load_options=load_opts)
 
 
-def _hook_effects_of(call: TritonCall, candidates: list[_at.Candidate]) -> tuple[list[list[int]], dict[int, Any]]:
+def _hook_effects_of(call: TritonCall, candidates: list[_at.Candidate],
+                     interpreted: bool = False) -> tuple[list[list[int]], dict[int, Any]]:
     """Hooks, recorded here: a config's pre_hook before every launch of its candidate; with several candidates
     also the autotuner's (reset_to_zero, or the user's), whose zeroing of outputs the benchmark needs (what it
-    does to inputs is undone: the handler restores them after each candidate)."""
+    does to inputs is undone: the handler restores them after each candidate). The interpreter runs one
+    candidate, zeroing what that candidate's launches zero on a GPU."""
     kname = call.kname
     tuner = _at.autotuner_of(call.kernel) if len(candidates) > 1 else None
-    if tuner is not None and getattr(tuner, "user_defined_post_hook", False):
+    if tuner is not None and getattr(tuner, "user_defined_post_hook", False) and not interpreted:
         # the benchmark runs in C at the first execution, where no Python runs; aliased inputs are restored there
         warnings.warn(f"trident.jax: kernel '{kname}': the autotuner's post_hook is not called (trident benchmarks "
                       f"the configs in its C runtime; aliased inputs are restored after each config)",
@@ -237,6 +271,14 @@ def _hook_effects_of(call: TritonCall, candidates: list[_at.Candidate]) -> tuple
         cfg = c.variant.config
         hooks = ([cfg.pre_hook] if cfg is not None and cfg.pre_hook is not None else [])
         z, repl = _hook_effects(c, hooks, True, kname)
+        if hooks and z == sorted(c.zero) and not repl and not any(
+                hasattr(v, "block_shape") and hasattr(v, "base") for v in c.names.values()):  # (Triton's class)
+            # trident replays what a pre_hook does to the arguments (zeroing outputs, filling inputs, a host
+            # descriptor's block_shape); one that does none of that would do its work only once, at trace time:
+            # refused, as jax-triton refuses every pre_hook
+            raise NotImplementedError(f"`pre_hook` is not supported: kernel '{kname}': the pre_hook of config "
+                                      f"{cfg} zeroes or fills no argument and sets no descriptor's block_shape, and "
+                                      f"trident replays only those effects (its code runs once, at trace time)")
         if tuner is not None:
             z = sorted(set(z) | set(_hook_effects(c, [tuner.pre_hook], False, kname)[0]))
         if replaced is not None and repl != replaced:
@@ -307,14 +349,6 @@ def _choice_key(call: TritonCall, candidates: list[_at.Candidate]) -> str:
 
 # ------------------------------------------------- Triton's view of the values, and the hooks' recorders
 
-class _BinderDtype(tl.dtype):
-    """A Triton dtype with torch's is_floating_point, which Triton's TensorDescriptor checks for padding="nan"."""
-
-    @property
-    def is_floating_point(self) -> bool:
-        return self.is_floating()
-
-
 def _to_binder(v: Any) -> Any:
     """A value as Triton's binder should see it: arrays as ArgArray."""
     if isinstance(v, (_co.In, _co.Out)):
@@ -324,8 +358,7 @@ def _to_binder(v: Any) -> Any:
     if isinstance(v, TensorDescriptor):
         from triton.tools.tensor_descriptor import TensorDescriptor as TritonTD
         base = _to_binder(v.base)
-        t = base.dtype   # Triton's type string ("u8", "fp16"); tl.dtype names integers "uint8", "int1"
-        base.dtype = _BinderDtype(("int" if t[0] == "i" else "uint") + t[1:] if t[0] in "iu" else t)
+        base.dtype = _c.binder_dtype(base.dtype)   # Triton's type string ("u8", "fp16") as a tl.dtype
         cls = TritonTD
         extra = {}
         if v.layout is not None:

@@ -8,7 +8,9 @@ CUDA devices, the ROCm platform's for JAX's ROCm devices (each device then
 runs its own image), and the CPU platform's runs host images. `targets(...)`
 replaces the devices' architectures, e.g. to compile for GPUs on a machine
 without one; it is read where the call is made (triton_call keeps it in the
-call's description), so a later lowering sees it too.
+call's description), so a later lowering sees it too. `cpu_kernels(...)`
+chooses, the same way, between a kernel's host twin and Triton's interpreter
+on the CPU platform.
 """
 from __future__ import annotations
 
@@ -133,6 +135,44 @@ def target_of_device(d: Any, tri: Optional[list[dict]] = None) -> Target:
         return Target("cuda", int(str(d.compute_capability).replace(".", "")), 32)
     raise CompileError(f"JAX device {d} has no architecture trident knows (see `trident devices`); set the "
                        f"targets with trident.jax.targets(...)")
+
+
+@dataclass(frozen=True)
+class CpuKernels:
+    """How JAX's CPU platform runs a Triton kernel (`cpu_kernels`)."""
+    use: str = "auto"     # "auto": the host twin if registered, else Triton's interpreter; "host"; "interpreter"
+    config: int = 0       # the autotuner config the interpreter runs, among those left after pruning
+
+
+CPU_USES = ("auto", "host", "interpreter")
+_cpu: contextvars.ContextVar[CpuKernels] = contextvars.ContextVar("trident_cpu_kernels", default=CpuKernels())
+
+
+@contextlib.contextmanager
+def cpu_kernels(use: str = "auto", *, config: int = 0):
+    """How triton_call runs kernels on JAX's CPU platform, for the calls made inside:
+
+        with trident.jax.cpu_kernels("interpreter", config=1):
+            ...   # Triton's interpreter, even where a host twin is registered; autotuned kernels run config 1
+
+    use: "auto" (the default): a kernel's host twin (`host_twin`) when one is registered, else Triton's
+    interpreter; "host": the host twin, an error naming the kernel without one; "interpreter": always
+    Triton's interpreter. config: which autotuner config the interpreter runs (an index among the configs
+    left after pruning; 0, the first, by default)."""
+    if use not in CPU_USES:
+        raise ValueError(f"cpu_kernels: use must be one of {', '.join(map(repr, CPU_USES))}, not {use!r}")
+    if isinstance(config, bool) or not isinstance(config, (int, np.integer)) or config < 0:
+        raise ValueError(f"cpu_kernels: config must be an autotuner config's index (0 or more), not {config!r}")
+    tok = _cpu.set(CpuKernels(use, int(config)))
+    try:
+        yield
+    finally:
+        _cpu.reset(tok)
+
+
+def cpu_choice() -> CpuKernels:
+    """The `cpu_kernels(...)` setting where this runs."""
+    return _cpu.get()
 
 
 def override() -> Optional[tuple[Target, ...]]:

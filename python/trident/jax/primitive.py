@@ -17,12 +17,14 @@ Rules:
     vmap_method="sequential" runs the call once per batch element;
   * lowering, registered per platform (cuda, rocm, cpu): the description
     expands, for the platform being lowered, into the custom call (its kernels
-    compiled there, for that platform's devices; on cpu a host image) through
-    mlir.lower_fun, so that what the expansion traces (jax.ffi.ffi_call, the
-    values a hook fills an input with) is lowered like any JAX code.
+    compiled there, for that platform's devices; on cpu a host image or
+    Triton's interpreter) through mlir.lower_fun, so that what the expansion
+    traces (jax.ffi.ffi_call, the values a hook fills an input with) is
+    lowered like any JAX code.
 """
 from __future__ import annotations
 
+import contextvars
 import functools
 from typing import Any, Mapping, Optional, Protocol, Sequence
 
@@ -124,11 +126,27 @@ def _batch(args: Sequence[Any], dims: Sequence[Any], *, call: Call, vmap_method:
 batching.primitive_batchers[triton_kernel_call_p] = _batch
 
 
+_module: contextvars.ContextVar[Any] = contextvars.ContextVar("trident_lowering_module", default=None)
+
+
+def keep_alive(obj: Any) -> None:
+    """Keeps obj alive as long as the executable being lowered (an expansion that hands its custom call a
+    Python object by name, such as an interpreted call's plan)."""
+    module = _module.get()
+    if module is None:
+        raise RuntimeError("trident.jax: keep_alive outside the lowering of a triton_kernel_call")
+    module.add_keepalive(obj)
+
+
 def _lowering(platform: str, ctx: Any, *args: Any, call: Call, has_side_effect: bool,
               cost_estimate: Optional[Mapping[str, int]], **_: Any) -> Any:
     def expand(*operands: Any) -> list:
         return call.expand(platform, operands, has_side_effect, cost_estimate)
-    return mlir.lower_fun(expand, multiple_results=True)(ctx, *args)
+    tok = _module.set(ctx.module_context)
+    try:
+        return mlir.lower_fun(expand, multiple_results=True)(ctx, *args)
+    finally:
+        _module.reset(tok)
 
 
 for _platform in PLATFORMS:

@@ -292,7 +292,7 @@ def _call(args: tuple, kernel: Any, grid: Any, opts: dict[str, Any], kwargs: dic
         positional=frozenset(positional), values=plan.values, results=tuple(plan.results), aliases=dict(plan.aliases),
         ordinals=tuple(plan.ordinals), inputs=tuple(leaf.array for leaf in inputs.leaves),
         zeroed_outputs=opts.get("zeroed_outputs"), compute_capability=opts.get("compute_capability"),
-        explicit_targets=_c.override(), twin=_c.host_twin_of(fn))
+        explicit_targets=_c.override(), twin=_c.host_twin_of(fn), cpu=_c.cpu_choice())
     outs = _prim.bind(inputs.arrays, call, name=opts.get("name") or "", has_side_effect=bool(opts.get("has_side_effect")),
                       cost_estimate=opts.get("cost_estimate"), vmap_method=opts.get("vmap_method"),
                       metaparams=_metaparams(info, given, ns, set(explicit) | set(backend_options)))

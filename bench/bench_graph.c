@@ -1,0 +1,216 @@
+/* bench_graph: what a kernel costs inside a CUDA graph, by how the graph
+ * holds it: the part of the command-buffer gap between XLA's own kernels and
+ * an FFI custom call that belongs to how XLA records each.
+ *
+ * XLA records its own kernels as kernel nodes; it records an FFI custom call
+ * (CustomCallCmd::RecordXlaFfiCall) by running the handler under stream
+ * capture into a nested command buffer and adding that as a child-graph node
+ * (ChildCommandType::kCloned). Each row is one graph of CHAIN dependent
+ * launches of the same one-program Triton add (tests/fixtures add_fp32, its
+ * cubin: the kernel trident.jax's 256-chain runs), replayed REPLAYS times;
+ * per node = replay time / CHAIN (host time of cuGraphLaunch to the end of a
+ * stream sync), median of the replays, the rows interleaved.
+ *
+ *   kernel nodes            cuGraphAddKernelNode per launch (XLA's own kernels)
+ *   child graphs            a one-kernel-node child graph per launch (an FFI call as XLA records it)
+ *   captured trident        a child graph per launch, captured from trd_kernel_launch on the
+ *                           capturing stream (exactly what trident's handler does under XLA's trace)
+ *   flat capture            the whole chain captured from trd_kernel_launch (kernel nodes again)
+ *
+ *   bench_graph [FIXTURES_DIR]      (default: $TRD_SRCDIR/tests/fixtures/triton/cuda)
+ */
+#include <cuda.h>
+#include <dlfcn.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <trident/trident.h>
+
+#define BENCH_NAME "bench_graph"
+#include "bench/bench_util.h"
+
+#define CHAIN 256
+#define REPLAYS 200
+#define ROWS 4
+
+
+static struct {
+    CUresult (*ctxSet)(CUcontext);
+    CUresult (*retain)(CUcontext *, CUdevice);
+    CUresult (*modLoad)(CUmodule *, const void *);
+    CUresult (*getFn)(CUfunction *, CUmodule, const char *);
+    CUresult (*streamCreate)(CUstream *, unsigned);
+    CUresult (*sync)(CUstream);
+    CUresult (*graphCreate)(CUgraph *, unsigned);
+    CUresult (*addKernel)(CUgraphNode *, CUgraph, const CUgraphNode *, size_t, const CUDA_KERNEL_NODE_PARAMS *);
+    CUresult (*addChild)(CUgraphNode *, CUgraph, const CUgraphNode *, size_t, CUgraph);
+    CUresult (*instantiate)(CUgraphExec *, CUgraph, unsigned long long);
+    CUresult (*graphLaunch)(CUgraphExec, CUstream);
+    CUresult (*execDestroy)(CUgraphExec);
+    CUresult (*graphDestroy)(CUgraph);
+    CUresult (*beginCapture)(CUstream, CUstreamCaptureMode);
+    CUresult (*endCapture)(CUstream, CUgraph *);
+} cu;
+
+static void load_cu(void)
+{
+    void *h = dlopen("libcuda.so.1", RTLD_NOW);
+    if (!h) {
+        printf("SKIP: bench_graph: no libcuda: %s\n", dlerror());
+        exit(77);
+    }
+#define SYM(field, name)                                                                               \
+    do {                                                                                               \
+        if (!(*(void **)&cu.field = dlsym(h, name))) {                                                 \
+            fprintf(stderr, "bench_graph: libcuda has no %s\n", name);                                 \
+            exit(1);                                                                                   \
+        }                                                                                              \
+    } while (0)
+    SYM(ctxSet, "cuCtxSetCurrent");
+    SYM(retain, "cuDevicePrimaryCtxRetain");
+    SYM(modLoad, "cuModuleLoadData");
+    SYM(getFn, "cuModuleGetFunction");
+    SYM(streamCreate, "cuStreamCreate");
+    SYM(sync, "cuStreamSynchronize");
+    SYM(graphCreate, "cuGraphCreate");
+    SYM(addKernel, "cuGraphAddKernelNode_v2");
+    SYM(addChild, "cuGraphAddChildGraphNode");
+    SYM(instantiate, "cuGraphInstantiateWithFlags");
+    SYM(graphLaunch, "cuGraphLaunch");
+    SYM(execDestroy, "cuGraphExecDestroy");
+    SYM(graphDestroy, "cuGraphDestroy");
+    SYM(beginCapture, "cuStreamBeginCapture_v2");
+    SYM(endCapture, "cuStreamEndCapture");
+#undef SYM
+}
+
+struct setup {
+    CUfunction fn;
+    CUstream s;
+    void **params;
+    trd_kernel_t *k;
+    trd_launch_t launch;
+};
+
+/* One graph of CHAIN dependent launches, built the way `row` says. */
+static CUgraph build(const struct setup *st, int row)
+{
+    CUgraph g;
+    if (row == 3) { /* flat capture of trident's launches */
+        CU(cu.beginCapture(st->s, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL));
+        for (int i = 0; i < CHAIN; i++)
+            CHECK(trd_kernel_launch(st->k, &st->launch));
+        CU(cu.endCapture(st->s, &g));
+        return g;
+    }
+    CU(cu.graphCreate(&g, 0));
+    CUDA_KERNEL_NODE_PARAMS kp = {.func = st->fn, .gridDimX = 1, .gridDimY = 1, .gridDimZ = 1, .blockDimX = 128,
+                                  .blockDimY = 1, .blockDimZ = 1, .kernelParams = st->params};
+    CUgraphNode prev = NULL;
+    for (int i = 0; i < CHAIN; i++) {
+        CUgraphNode node;
+        if (row == 0) {
+            CU(cu.addKernel(&node, g, prev ? &prev : NULL, prev ? 1 : 0, &kp));
+        } else {
+            CUgraph child;
+            if (row == 1) {
+                CUgraphNode inner;
+                CU(cu.graphCreate(&child, 0));
+                CU(cu.addKernel(&inner, child, NULL, 0, &kp));
+            } else {
+                CU(cu.beginCapture(st->s, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL));
+                CHECK(trd_kernel_launch(st->k, &st->launch));
+                CU(cu.endCapture(st->s, &child));
+            }
+            CU(cu.addChild(&node, g, prev ? &prev : NULL, prev ? 1 : 0, child)); /* the child is cloned */
+            CU(cu.graphDestroy(child));
+        }
+        prev = node;
+    }
+    return g;
+}
+
+int main(int argc, char **argv)
+{
+    const char *src = getenv("TRD_SRCDIR");
+    char fixtures[4096];
+    snprintf(fixtures, sizeof fixtures, "%s", argc > 1 ? argv[1] : "");
+    if (argc <= 1)
+        snprintf(fixtures, sizeof fixtures, "%.3000s/tests/fixtures/triton/cuda", src ? src : ".");
+    load_cu();
+    trd_runtime_t *rt;
+    CHECK(trd_runtime_create(NULL, &rt));
+    trd_device_t *dev;
+    if (trd_runtime_device_find(rt, "cuda:0", &dev) != TRD_OK) {
+        printf("SKIP: bench_graph: no CUDA device (%s)\n", trd_error_message());
+        trd_runtime_destroy(rt);
+        return 77;
+    }
+    char path[8192];
+    snprintf(path, sizeof path, "%.4000s/add_fp32", fixtures);
+    struct setup st;
+    trd_kernel_desc_t d = {.struct_size = sizeof d, .path = path};
+    CHECK(trd_kernel_create(rt, &d, &st.k));
+    CHECK(trd_kernel_load(st.k, dev, NULL));
+    CUcontext ctx;
+    CU(cu.retain(&ctx, 0));
+    CU(cu.ctxSet(ctx));
+    CU(cu.streamCreate(&st.s, CU_STREAM_NON_BLOCKING));
+    snprintf(path, sizeof path, "%.4000s/add_fp32/add_kernel.cubin", fixtures);
+    size_t cubin_size;
+    void *cubin = slurp(path, &cubin_size);
+    CUmodule mod;
+    CU(cu.modLoad(&mod, cubin));
+    CU(cu.getFn(&st.fn, mod, "add_kernel"));
+    trd_buffer_t *b;
+    CHECK(trd_buffer_alloc(dev, 4096 * 3, &b));
+    void *base;
+    CHECK(trd_buffer_address(b, &base));
+    CUdeviceptr x = (CUdeviceptr)(uintptr_t)base, y = x + 4096, o = x + 8192, null = 0;
+    int n = 1000;
+    void *params[6] = {&x, &y, &o, &n, &null, &null};
+    st.params = params;
+    trd_arg_t args[4] = {trd_arg_ptr((void *)(uintptr_t)x), trd_arg_ptr((void *)(uintptr_t)y),
+                         trd_arg_ptr((void *)(uintptr_t)o), trd_arg_int(n)};
+    st.launch = (trd_launch_t){.struct_size = sizeof st.launch, .grid = {1, 1, 1}, .num_args = 4, .args = args,
+                               .device = dev, .native_stream = st.s};
+    static const char *names[ROWS] = {"kernel nodes (XLA's own kernels)",
+                                      "child graphs of one kernel node (an FFI call as XLA records it)",
+                                      "child graphs captured from trd_kernel_launch (trident's handler)",
+                                      "flat capture of trd_kernel_launch"};
+    CUgraphExec ex[ROWS];
+    for (int r = 0; r < ROWS; r++) {
+        CUgraph g = build(&st, r);
+        CU(cu.instantiate(&ex[r], g, 0));
+        CU(cu.graphDestroy(g));
+    }
+    static double t[ROWS][REPLAYS];
+    for (int round = 0; round < 2; round++) /* round 0 warms up */
+        for (int i = 0; i < REPLAYS; i++)
+            for (int k = 0; k < ROWS; k++) {
+                int r = (k + i) % ROWS; /* rotate the order */
+                double t0 = now_us();
+                CU(cu.graphLaunch(ex[r], st.s));
+                CU(cu.sync(st.s));
+                t[r][i] = (now_us() - t0) / CHAIN;
+            }
+    printf("bench_graph: a CUDA graph of %d dependent launches of a one-program Triton add, %d replays each "
+           "(interleaved); per node = replay / %d, median\n\n",
+           CHAIN, REPLAYS, CHAIN);
+    printf("| graph holds each launch as | per node | vs kernel nodes |\n|---|---|---|\n");
+    double med[ROWS];
+    for (int r = 0; r < ROWS; r++) {
+        med[r] = median(t[r], REPLAYS);
+        printf("| %s | %.3f us | %.3f |\n", names[r], med[r], med[r] / med[0]);
+    }
+    for (int r = 0; r < ROWS; r++)
+        CU(cu.execDestroy(ex[r]));
+    trd_buffer_free(b);
+    trd_kernel_destroy(st.k);
+    free(cubin);
+    trd_runtime_destroy(rt);
+    return 0;
+}
