@@ -133,7 +133,7 @@ def test_targets_come_from_the_platform_being_lowered(monkeypatch):
     monkeypatch.setattr(jt_platforms, "_trident_devices", lambda: [])
     jax.jit(lambda a: add(a, a)).trace(x).lower(lowering_platforms=("cuda",))
     assert sorted((t.format, t.arch) for t in seen[-1].targets) == [("cubin", "sm80"), ("ptx", "sm80")]
-    jax.jit(lambda a: add(a, a)).lower(x)                         # cpu: the host twin alone
+    jax.jit(lambda a: add(a, a)).trace(x).lower(lowering_platforms=("cpu",))   # cpu: the host twin alone
     assert [(t.format, t.backend) for t in seen[-1].targets] == [("so", "host")]
 
 
