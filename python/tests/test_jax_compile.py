@@ -348,3 +348,30 @@ def test_a_pre_hook_that_does_nothing_trident_can_replay_is_refused(record):
                              key=["n_elements"])(add_kernel)
     with jt.targets(SM90), pytest.raises(NotImplementedError, match="`pre_hook` is not supported"):
         jt.triton_call(X, X, kernel=kernel, out_shape=X, grid=(4,), n_elements=X.size)
+
+
+def test_triton_function_counts_its_own_specializations(record, monkeypatch):
+    """jax-triton's names for the per-kernel cache: TritonFunction(kernel)._kernel_cache holds one entry per
+    specialization the function object was lowered with (not per grid), and compile_ttir_inplace runs once per
+    miss; a function defined again from the same source starts empty (its kernels come from the shared cache)."""
+    fn = triton.jit(add_kernel.fn)
+    assert jt.TritonFunction(fn) is jt.TritonFunction(fn) and len(jt.TritonFunction(fn)._kernel_cache) == 0
+    misses = []
+    real = jt.compile_ttir_inplace
+    monkeypatch.setattr(jt, "compile_ttir_inplace", lambda *a, **k: misses.append(a[1]) or real(*a, **k))
+
+    def lower(block, n=1024, grid=(4,)):
+        jax.jit(lambda x: jt.triton_call(x, x, kernel=fn, out_shape=x, grid=grid, n_elements=n,
+                                         BLOCK=block)).lower(X)
+
+    with jt.targets(SM90):
+        lower(256)
+        lower(256, grid=(8,))          # another grid: the same kernel
+        assert len(misses) == 1 and len(jt.TritonFunction(fn)._kernel_cache) == 1
+        lower(128)
+        lower(256, n=1000)             # 1000 is not a multiple of 16: Triton specializes n
+        assert len(misses) == 3 and len(jt.TritonFunction(fn)._kernel_cache) == 3
+    again = triton.jit(add_kernel.fn)
+    assert len(jt.TritonFunction(again)._kernel_cache) == 0
+    assert {c.kernel.targets[0].metadata["name"] for c in jt.TritonFunction(fn)._kernel_cache.values()} == \
+        {"add_kernel"}

@@ -101,7 +101,7 @@ def test_unhashable_backend_options_are_refused_before_any_file_is_opened(monkey
         add(rand(8), rand(8), backend_options={"extern_libs": {"libdevice": "/path"}})
 
 
-def test_compiles_when_lowered_never_when_traced(monkeypatch):
+def test_compiles_when_lowered_never_when_traced(monkeypatch, fresh_cache):
     compiled = []
     real = jt_compile.compile_for
     monkeypatch.setattr(jt_compile, "compile_for", lambda *a, **k: compiled.append(a[1]) or real(*a, **k))

@@ -29,7 +29,7 @@ primitive and its rules), protocol (the XLA protocol), cache.
 """
 from . import utils  # noqa: F401
 from .autotune import AutotuneError  # noqa: F401
-from .compile import host_twin  # noqa: F401
+from .compile import TritonFunction, compile_ttir_inplace, host_twin  # noqa: F401
 from .coords import CoordinateError  # noqa: F401
 from .errors import KernelCallError  # noqa: F401
 from .call import kernel_call, normalize_grid, pack_scalar  # noqa: F401
@@ -52,5 +52,5 @@ __all__ = [
     "TensorDescriptor", "get_compute_capability", "CUSTOM_CALL_TARGET_NAME", "__version__", "__version_info__",
     "targets", "target", "Target", "device_targets", "host_twin", "cpu_kernels",
     "kernel_call", "KernelCallError", "CompileError", "CoordinateError", "OptionError", "AutotuneError", "register",
-    "triton_kernel_call_p",
+    "triton_kernel_call_p", "TritonFunction", "compile_ttir_inplace",
 ]

@@ -602,13 +602,21 @@ def _dump(fn: Any, key: str, ck: Any) -> None:
             shutil.copy(path, os.path.join(d, name))
 
 
-def compile_for(fn: Any, t: Target, spec: Specialization, options: dict[str, Any]) -> Compiled:
-    """fn compiled for t (memory, then disk cache, then Triton)."""
+def spec_key(fn: Any, t: Target, spec: Specialization, options: dict[str, Any]) -> str:
+    """The compile key of fn's specialization for t with these options (the grid is not part of it)."""
+    backend = backend_of(t)
+    return compile_key(fn, t, spec.signature(fn), spec.constexprs(), spec.attrs(backend), options)
+
+
+def compile_for(fn: Any, t: Target, spec: Specialization, options: dict[str, Any],
+                key: Optional[str] = None) -> Compiled:
+    """fn compiled for t (memory, then disk cache, then Triton); key: spec_key's, when the caller has it."""
     backend = backend_of(t)
     signature = spec.signature(fn)
     constexprs = spec.constexprs()
     attrs = spec.attrs(backend)
-    key = compile_key(fn, t, signature, constexprs, attrs, options)
+    if key is None:
+        key = compile_key(fn, t, signature, constexprs, attrs, options)
     hit = _compiled.get(key)
     if hit is not None:
         return hit
@@ -645,6 +653,64 @@ def compile_for(fn: Any, t: Target, spec: Specialization, options: dict[str, Any
     k = Kernel.combine(kernels) if len(kernels) > 1 else kernels[0]
     _cache.store_kernel(key, k.bundle())
     return _compiled.put(key, Compiled(k, meta, key))
+
+
+def compile_ttir_inplace(fn: Any, t: Target, spec: Specialization, options: dict[str, Any],
+                         key: Optional[str] = None) -> Compiled:
+    """What a kernel's cache miss runs (jax-triton's name for its compile step, which jax-triton's tests wrap
+    to count compilations): compile_for, i.e. trident's memory and disk caches, then Triton."""
+    return compile_for(fn, t, spec, options, key)
+
+
+_function_lock = threading.Lock()
+
+
+class TritonFunction:
+    """A @triton.jit function's kernel cache, as jax-triton names it: TritonFunction(kernel) is the one object
+    of that function (kept on it, so it lives as long as the function), and _kernel_cache maps the compile key
+    of each specialization this function object was lowered with (target, signature, constexprs, attributes,
+    options; not the grid) to its kernel. The kernels themselves live in the process-wide cache (compile_for),
+    so an equal function defined again shares their compilations while its own TritonFunction starts empty.
+    get_or_create_kernel is what each lowering calls."""
+
+    fn: Any
+    _keys: "collections.OrderedDict[str, None]"
+
+    def __new__(cls, kernel: Any) -> "TritonFunction":
+        fn = jit_function(kernel)
+        with _function_lock:
+            st = _state(fn)
+            tf = st.get("function")
+            if tf is None:
+                tf = object.__new__(cls)
+                tf.fn = fn
+                tf._keys = collections.OrderedDict()
+                st["function"] = tf
+        return tf
+
+    @property
+    def _kernel_cache(self) -> dict[str, Compiled]:
+        """This function's kernels still in the process-wide cache, by compile key."""
+        with _function_lock:
+            keys = list(self._keys)
+        found = ((k, _compiled.get(k)) for k in keys)
+        return {k: c for k, c in found if c is not None}
+
+    def get_or_create_kernel(self, t: Target, spec: Specialization, options: dict[str, Any]) -> Compiled:
+        key = spec_key(self.fn, t, spec, options)
+        with _function_lock:
+            known = key in self._keys
+        hit = _compiled.get(key) if known else None
+        if hit is not None:
+            return hit
+        # looked up on the package at each miss, where jax-triton's tests wrap it
+        compiled = sys.modules[__package__].compile_ttir_inplace(self.fn, t, spec, options, key)
+        with _function_lock:
+            self._keys[key] = None
+            self._keys.move_to_end(key)
+            while len(self._keys) > _compiled.capacity:
+                self._keys.popitem(last=False)
+        return compiled
 
 
 def host_kernel(fn: Any, signature: str) -> Kernel:

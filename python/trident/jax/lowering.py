@@ -217,7 +217,7 @@ def _candidate(call: TritonCall, where: Where, var: _at.Variant) -> _at.Candidat
             topts["instrumentation_mode"] = _knobs.compilation.instrumentation_mode
         _ro.validate(kname, t, topts)
         spec = _c.specialize(fn, t, bind_values, {})
-        compiled = _c.compile_for(fn, t, spec, topts)
+        compiled = _c.TritonFunction(fn).get_or_create_kernel(t, spec, topts)
         lv = _c.launch_leaves(fn, spec, compiled.metadata.get("tensordesc_meta"))
         text = _c.signature_text(lv)
         if sig_text is not None and text != sig_text:
