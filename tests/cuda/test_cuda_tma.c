@@ -1108,6 +1108,40 @@ START_TEST(illegal_address_is_explained)
 }
 END_TEST
 
+/* The double catches a caller's mistake, through the harness's log: a tensor map with a zero box dimension is
+ * refused with CUDA_ERROR_INVALID_VALUE (1) and logged as a violation naming the rule. */
+START_TEST(double_logs_a_broken_rule)
+{
+    double_open("cudadouble");
+    int (*retain)(void **ctx, int dev), (*push)(void *ctx), (*pop)(void **ctx), (*release)(int dev);
+    int (*encode)(void *map, int dtype, unsigned rank, void *address, const uint64_t *dims, const uint64_t *strides,
+                  const unsigned *box, const unsigned *estrides, int interleave, int swizzle, int l2, int oob);
+    *(void **)&retain = dlsym(dbl.dl, "cuDevicePrimaryCtxRetain");
+    *(void **)&push = dlsym(dbl.dl, "cuCtxPushCurrent_v2"); /* cuda.h maps the names */
+    *(void **)&pop = dlsym(dbl.dl, "cuCtxPopCurrent_v2");
+    *(void **)&release = dlsym(dbl.dl, "cuDevicePrimaryCtxRelease_v2");
+    *(void **)&encode = dlsym(dbl.dl, "cuTensorMapEncodeTiled");
+    ck_assert(retain && push && pop && release && encode);
+    void *ctx = NULL;
+    ck_assert_int_eq(retain(&ctx, 0), 0);
+    ck_assert_int_eq(push(ctx), 0);
+    _Alignas(64) unsigned char map[128];
+    const uint64_t dims[2] = {64, 64}, strides[1] = {128};
+    const unsigned box[2] = {0, 32}, estrides[2] = {1, 1};
+    check_clean();
+    ck_assert_int_eq(encode(map, 6, 2, memory, dims, strides, box, estrides, 0, 0, 0, 0), 1);
+    ck_assert_uint_eq(trd_double_violation_count(&dbl.st->common), 1);
+    ck_assert_str_eq(trd_double_violation_get(&dbl.st->common, 0), "cuTensorMapEncodeTiled: a boxDim is outside 1 .. 256");
+    ck_assert_uint_eq(dbl_calls("cuTensorMapEncodeTiled"), 1);
+    ck_assert_int_eq(pop(&ctx), 0);
+    ck_assert_int_eq(release(0), 0);
+    dbl_reset();
+    check_clean();
+    dlclose(dbl.dl);
+    memset(&dbl, 0, sizeof dbl);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("cuda_tma");
@@ -1118,6 +1152,7 @@ static Suite *suite(void)
     tcase_add_test(t, invalid_descriptors_refused_first);
     tcase_add_test(t, cuda_failure_names_the_error_and_the_argument);
     tcase_add_test(t, no_tma_unit_or_no_function_is_unsupported);
+    tcase_add_test(t, double_logs_a_broken_rule);
     suite_add_tcase(s, t);
     TCase *q = tcase_create("queued");
     tcase_add_test(q, kernel_destroyed_with_launches_queued);

@@ -1286,6 +1286,39 @@ START_TEST(test_threads)
 }
 END_TEST
 
+/* The double catches a caller's mistake, through the harness's log: a function looked up with another device
+ * current than its module's. */
+START_TEST(test_double_logs_a_broken_rule)
+{
+    trd_runtime_t *rt = hip_runtime(6, TWO_GFX942);
+    FILE *f = fopen(gfx942_hsaco(), "rb");
+    ck_assert_ptr_nonnull(f);
+    static char image[1 << 20];
+    size_t n = fread(image, 1, sizeof image, f);
+    fclose(f);
+    ck_assert_uint_gt(n, 0);
+    int (*load)(void **module, const void *image, unsigned n, void *options, void **values);
+    int (*get)(void **function, void *module, const char *name);
+    int (*unload)(void *module);
+    *(void **)&load = sym("hipModuleLoadDataEx");
+    *(void **)&get = sym("hipModuleGetFunction");
+    *(void **)&unload = sym("hipModuleUnload");
+    void *m = NULL, *fn = NULL;
+    ck_assert_int_eq(load(&m, image, 0, NULL, NULL), 0);
+    check_clean();
+    ck_assert_int_eq(dbl.hipSetDevice(1), 0);
+    get(&fn, m, "add_kernel");
+    ck_assert_int_eq(dbl.hipSetDevice(0), 0);
+    ck_assert_uint_eq(trd_double_violation_count(&dbl.st->common), 1);
+    ck_assert_str_eq(trd_double_violation_get(&dbl.st->common, 0),
+                     "hipModuleGetFunction('add_kernel') with device 1 current, its module loaded on device 0");
+    ck_assert_int_eq(unload(m), 0);
+    dbl_forget();
+    check_clean();
+    check_released(rt);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("hip");
@@ -1293,6 +1326,7 @@ static Suite *suite(void)
     tcase_add_checked_fixture(tc, NULL, teardown);
     tcase_add_loop_test(tc, test_enumeration, 0, 2);
     tcase_add_test(tc, test_no_device);
+    tcase_add_test(tc, test_double_logs_a_broken_rule);
     tcase_add_test(tc, test_device_failure);
     tcase_add_test(tc, test_library_not_found);
     tcase_add_test(tc, test_triton_add);

@@ -25,6 +25,7 @@
 #include <unistd.h>
 
 #include <level_zero/ze_api.h>
+#include <level_zero/ze_ddi.h>
 
 #include "tests/levelzero/zetest.h"
 #include "tests/testutil.h"
@@ -62,12 +63,13 @@ static void zt_fail(const char *spec)
 }
 
 /* Every test starts from the test driver's defaults. */
+static void *zt_dl;
+
 static void setup(void)
 {
     unsetenv("ZE_ENABLE_LOADER_INTERCEPT");
-    void *dl;
     char err[512];
-    S = trd_double_open(zt_path(), sizeof *S, &dl, err, sizeof err);
+    S = trd_double_open(zt_path(), sizeof *S, &zt_dl, err, sizeof err);
     ck_assert_msg(S != NULL, "cannot open the test driver: %s", err);
 }
 
@@ -1339,12 +1341,42 @@ START_TEST(test_loader_intercept)
 }
 END_TEST
 
+/* The test driver catches a caller's mistake, through the harness's log: a context destroyed twice (called through
+ * the driver's own dispatch table, as the loader does). */
+START_TEST(test_double_logs_a_broken_rule)
+{
+    ze_result_t (*get_driver)(ze_api_version_t, ze_driver_dditable_t *);
+    ze_result_t (*get_context)(ze_api_version_t, ze_context_dditable_t *);
+    *(void **)&get_driver = dlsym(zt_dl, "zeGetDriverProcAddrTable");
+    *(void **)&get_context = dlsym(zt_dl, "zeGetContextProcAddrTable");
+    ck_assert(get_driver && get_context);
+    ze_driver_dditable_t dt;
+    ze_context_dditable_t ct;
+    ck_assert_int_eq(get_driver(ZE_API_VERSION_1_0, &dt), ZE_RESULT_SUCCESS);
+    ck_assert_int_eq(get_context(ZE_API_VERSION_1_0, &ct), ZE_RESULT_SUCCESS);
+    uint32_t n = 1;
+    ze_driver_handle_t drv;
+    ck_assert_int_eq(dt.pfnGet(&n, &drv), ZE_RESULT_SUCCESS);
+    ze_context_desc_t desc = {.stype = ZE_STRUCTURE_TYPE_CONTEXT_DESC};
+    ze_context_handle_t ctx;
+    ck_assert_int_eq(ct.pfnCreate(drv, &desc, &ctx), ZE_RESULT_SUCCESS);
+    ck_assert_int_eq(ct.pfnDestroy(ctx), ZE_RESULT_SUCCESS);
+    no_violations();
+    ck_assert_int_eq(ct.pfnDestroy(ctx), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    ck_assert_uint_eq(trd_double_violation_count(&S->common), 1);
+    ck_assert_str_eq(trd_double_violation_get(&S->common, 0), "zt_context_destroy: invalid or destroyed handle");
+    ck_assert_uint_eq(trd_double_calls(&S->common, "zeContextCreate"), 1);
+    ck_assert_int_eq(S->live_contexts, 0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("levelzero");
     TCase *t = tcase_create("levelzero");
     tcase_add_checked_fixture(t, setup, NULL);
     tcase_add_test(t, test_enumerate_props);
+    tcase_add_test(t, test_double_logs_a_broken_rule);
     tcase_add_test(t, test_props_without_extensions);
     tcase_add_test(t, test_device_skipped_note);
     tcase_add_test(t, test_init_failure_note);
