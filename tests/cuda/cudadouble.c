@@ -37,7 +37,6 @@
 /* Everything defined here is the library's interface (the build hides symbols by default). */
 #pragma GCC visibility push(default)
 
-#define CD_EXPORT __attribute__((visibility("default")))
 #define CD_MAX_PENDING 1024
 
 struct cd_module;
@@ -111,27 +110,7 @@ static void defaults(void)
     cd.clock_ms = 0;
 }
 
-__attribute__((constructor)) static void cudadouble_load(void)
-{
-    trd_double_init(&st.common, "cudadouble", sizeof st);
-    defaults();
-}
-
-CD_EXPORT void *trd_double_state(void);
-CD_EXPORT void trd_double_reset(void);
-
-CD_EXPORT void *trd_double_state(void)
-{
-    return &st;
-}
-
-CD_EXPORT void trd_double_reset(void)
-{
-    trd_double_clear(&st.common);
-    pthread_mutex_lock(&st.common.lock);
-    defaults();
-    pthread_mutex_unlock(&st.common.lock);
-}
+TRD_DOUBLE_DEFINE(st, "cudadouble", defaults)
 
 /* ------------------------------------------------------ errors, devices */
 

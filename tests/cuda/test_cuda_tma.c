@@ -76,18 +76,29 @@ static void dbl_fail(const char *spec)
     ck_assert_msg(trd_double_fail(&dbl.st->common, spec, err, sizeof err) == 0, "%s", err);
 }
 
+/* How many items one of the record's arrays holds (*n), and item index copied out: 1, or 0 past the end. */
+static unsigned dbl_count(const unsigned *n)
+{
+    unsigned v;
+    DBL_LOCKED(v = *n);
+    return v;
+}
+
+static int dbl_item(const void *items, const unsigned *n, size_t size, unsigned index, void *out)
+{
+    int ok;
+    DBL_LOCKED(ok = index < *n; if (ok) memcpy(out, (const char *)items + index * size, size));
+    return ok;
+}
+
 static unsigned dbl_tmap_count(void)
 {
-    unsigned n;
-    DBL_LOCKED(n = dbl.st->ntmaps);
-    return n;
+    return dbl_count(&dbl.st->ntmaps);
 }
 
 static int dbl_tmap_get(unsigned index, struct cudadouble_tmap *out)
 {
-    int ok;
-    DBL_LOCKED(ok = index < dbl.st->ntmaps; if (ok) *out = dbl.st->tmaps[index]);
-    return ok;
+    return dbl_item(dbl.st->tmaps, &dbl.st->ntmaps, sizeof *out, index, out);
 }
 
 #ifdef TRDTEST_XLA /* what the XLA handler's tests set and read */
@@ -99,16 +110,12 @@ static void dbl_param_sizes(unsigned n, const unsigned *sizes)
 
 static unsigned dbl_launch_count(void)
 {
-    unsigned n;
-    DBL_LOCKED(n = dbl.st->nlaunches);
-    return n;
+    return dbl_count(&dbl.st->nlaunches);
 }
 
 static int dbl_launch_get(unsigned index, struct cudadouble_launch *out)
 {
-    int ok;
-    DBL_LOCKED(ok = index < dbl.st->nlaunches; if (ok) *out = dbl.st->launches[index]);
-    return ok;
+    return dbl_item(dbl.st->launches, &dbl.st->nlaunches, sizeof *out, index, out);
 }
 
 static void dbl_launch_ms(unsigned grid_x, double ms)

@@ -80,6 +80,28 @@ void trd_double_violation(struct trd_double *d, const char *fmt, ...) __attribut
 /* As trd_double_violation, with the lock held by the caller. */
 void trd_double_violation_locked(struct trd_double *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Defines a double's constructor, trd_double_state and trd_double_reset, for a state `st` whose first member is
+ * `common` and whose common.lock guards all of it; `defaults` (called with the lock held) restores the rest. */
+#define TRD_DOUBLE_DEFINE(st, name, defaults)                                                                  \
+    __attribute__((constructor)) static void trd_double_load_(void)                                            \
+    {                                                                                                          \
+        trd_double_init(&(st).common, name, sizeof(st));                                                       \
+        defaults();                                                                                            \
+    }                                                                                                          \
+    __attribute__((visibility("default"))) void *trd_double_state(void);                                       \
+    __attribute__((visibility("default"))) void trd_double_reset(void);                                        \
+    void *trd_double_state(void)                                                                               \
+    {                                                                                                          \
+        return &(st);                                                                                          \
+    }                                                                                                          \
+    void trd_double_reset(void)                                                                                \
+    {                                                                                                          \
+        trd_double_clear(&(st).common);                                                                        \
+        pthread_mutex_lock(&(st).common.lock);                                                                 \
+        defaults();                                                                                            \
+        pthread_mutex_unlock(&(st).common.lock);                                                               \
+    }
+
 /* ------------------------------------------------------ used by the tests */
 
 /* Calls of `call` so far. */

@@ -1510,38 +1510,18 @@ static int hipdouble_stream_info(const void *stream, int *device, unsigned *flag
 
 static void defaults(void)
 {
+    st.launch_get = hipdouble_launch_get;
+    st.current_device = hipdouble_current_device;
+    st.live = hipdouble_live;
+    st.allocation = hipdouble_allocation;
+    st.stream_info = hipdouble_stream_info;
     st.devices[0] = '\0';
     st.jit_log = NULL;
     st.nlaunches = 0;
     hd.npending = 0;
 }
 
-__attribute__((constructor)) static void hipdouble_load(void)
-{
-    trd_double_init(&st.common, "hipdouble", sizeof st);
-    st.launch_get = hipdouble_launch_get;
-    st.current_device = hipdouble_current_device;
-    st.live = hipdouble_live;
-    st.allocation = hipdouble_allocation;
-    st.stream_info = hipdouble_stream_info;
-    defaults();
-}
-
-HD_EXPORT void *trd_double_state(void);
-HD_EXPORT void trd_double_reset(void);
-
-HD_EXPORT void *trd_double_state(void)
-{
-    return &st;
-}
-
-HD_EXPORT void trd_double_reset(void)
-{
-    trd_double_clear(&st.common);
-    lock();
-    defaults();
-    unlock();
-}
+TRD_DOUBLE_DEFINE(st, "hipdouble", defaults)
 
 /* Frees what the process left behind, so that leak checkers see the
  * double's own state as released. */
