@@ -901,8 +901,8 @@ HD_EXPORT hipError_t hipModuleUnload(hipModule_t module)
     unlock();
     if (!m)
         return hipErrorInvalidHandle;
-    if (queued)
-        violation("hipModuleUnload: %u launches of its kernels are still queued (not yet synchronized)", queued);
+    if (queued) /* the lock released: the logging one */
+        trd_double_violation(&st.common, "hipModuleUnload: %u launches of its kernels are still queued (not yet synchronized)", queued);
     module_free(m);
     return hipSuccess;
 }
