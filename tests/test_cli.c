@@ -904,7 +904,7 @@ START_TEST(run_gpu_fault)
         return;
     }
     char env[4200];
-    snprintf(env, sizeof env, "TRIDENT_DRIVER_CUDA_LIBRARY=%s TRDTEST_CUDA_FAIL=cuStreamSynchronize=700", dbl);
+    snprintf(env, sizeof env, "TRIDENT_DRIVER_CUDA_LIBRARY=%s TRD_DOUBLE_FAULTS=cuStreamSynchronize=700", dbl);
     ck_assert_int_eq(tu_cli(env, out, sizeof out, "run %s/examples/add_kernel.trdb -d cuda:0 -g 4 buf:4096:rand "
                             "buf:4096:rand buf:4096 4096", tu_builddir()), 1);
     ck_assert_msg(strstr(out, "trident: running 'add_kernel' on cuda:0: ") &&

@@ -20,10 +20,8 @@
  * its arguments into the map (struct cudadouble_tmap_bytes), so a test can
  * recognise the map in a launch's parameters.
  *
- * Configuration, from the environment:
- *   TRDTEST_CUDA_CC    compute capability of the device (default 90)
- *   TRDTEST_CUDA_FAIL  FUNCTION=CODE[,...]: that function returns CODE and
- *                      does nothing else.
+ * Configuration, faults, call counts and violations: struct cudadouble_state
+ * (cudadouble.h), set by the test in-process through tests/doubles/double.h.
  *
  * Built twice: cudadouble exports cuTensorMapEncodeTiled, cudadouble_notma
  * (CUDADOUBLE_NO_TMA) does not, as libcuda before CUDA 12. */
@@ -39,12 +37,6 @@
 /* Everything defined here is the library's interface (the build hides symbols by default). */
 #pragma GCC visibility push(default)
 
-#define CD_EXPORT __attribute__((visibility("default")))
-#define CD_MAX_CALLS 96
-#define CD_MAX_TMAPS 256
-#define CD_MAX_LAUNCHES 64
-#define CD_MAX_VIOLATIONS 32
-#define CD_MAX_COSTS 8
 #define CD_MAX_PENDING 1024
 
 struct cd_module;
@@ -63,34 +55,16 @@ struct cd_event {
     CUstream stream;
 };
 
+/* What tests see (st, its common.lock guarding everything here) and what they do not (cd). */
+static struct cudadouble_state st;
 static struct {
-    pthread_mutex_t lock;
-    struct {
-        char name[48];
-        unsigned count;
-    } calls[CD_MAX_CALLS];
-    unsigned ncalls;
-    struct cudadouble_tmap tmaps[CD_MAX_TMAPS];
-    unsigned ntmaps;
-    struct cudadouble_launch launches[CD_MAX_LAUNCHES];
-    unsigned nlaunches;
-    unsigned nsizes;
-    unsigned sizes[CUDADOUBLE_MAX_PARAMS];
-    char violations[CD_MAX_VIOLATIONS][256];
-    unsigned nviolations;
-    struct {
-        unsigned grid_x;
-        double ms;
-    } costs[CD_MAX_COSTS];
-    unsigned ncosts;
     double clock_ms;      /* advanced by launches, read by events */
-    int capturing;
     struct cd_pending pending[CD_MAX_PENDING];
     unsigned npending;
     uint64_t seq;         /* launches so far */
-} cd = {.lock = PTHREAD_MUTEX_INITIALIZER};
+} cd;
 
-/* Completes the queued launches of `stream` (all: of every stream) up to seq; the caller holds cd.lock. */
+/* Completes the queued launches of `stream` (all: of every stream) up to seq; the caller holds st.common.lock. */
 static void pending_done(CUstream stream, int all, uint64_t upto)
 {
     unsigned kept = 0;
@@ -105,30 +79,10 @@ static _Thread_local CUcontext current;
 static _Thread_local CUcontext stack[8];
 static _Thread_local int depth;
 
-/* Counts the call; returns the code TRDTEST_CUDA_FAIL injects for it, or CUDA_SUCCESS. */
+/* Counts the call; returns the code a fault injects for it, or CUDA_SUCCESS. */
 static CUresult enter(const char *fn)
 {
-    pthread_mutex_lock(&cd.lock);
-    unsigned i;
-    for (i = 0; i < cd.ncalls && strcmp(cd.calls[i].name, fn) != 0; i++)
-        ;
-    if (i == cd.ncalls && cd.ncalls < CD_MAX_CALLS) {
-        snprintf(cd.calls[i].name, sizeof cd.calls[0].name, "%s", fn);
-        cd.calls[cd.ncalls++].count = 0;
-    }
-    if (i < cd.ncalls)
-        cd.calls[i].count++;
-    pthread_mutex_unlock(&cd.lock);
-    const char *f = getenv("TRDTEST_CUDA_FAIL");
-    size_t n = strlen(fn);
-    while (f && *f) {
-        if (strncmp(f, fn, n) == 0 && f[n] == '=')
-            return (CUresult)atoi(f + n + 1);
-        f = strchr(f, ',');
-        if (f)
-            f++;
-    }
-    return CUDA_SUCCESS;
+    return (CUresult)trd_double_enter(&st.common, fn);
 }
 
 #define ENTER(fn)                                                                                    \
@@ -138,124 +92,25 @@ static CUresult enter(const char *fn)
             return injected_;                                                                        \
     } while (0)
 
-static void violation(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void violation(const char *fmt, ...)
-{
-    pthread_mutex_lock(&cd.lock);
-    if (cd.nviolations < CD_MAX_VIOLATIONS) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(cd.violations[cd.nviolations++], sizeof cd.violations[0], fmt, ap);
-        va_end(ap);
-    }
-    pthread_mutex_unlock(&cd.lock);
-}
+#define violation(...) trd_double_violation(&st.common, __VA_ARGS__)
 
 static int compute_capability(void)
 {
-    const char *cc = getenv("TRDTEST_CUDA_CC");
-    return cc && *cc ? atoi(cc) : 90;
+    return st.cc;
 }
 
 /* ------------------------------------------------------------ test hooks */
 
-/* Declared here, with the typedefs of cudadouble.h that the tests resolve them by. */
-CD_EXPORT cudadouble_reset_fn cudadouble_reset;
-CD_EXPORT cudadouble_calls_fn cudadouble_calls;
-CD_EXPORT cudadouble_tmap_count_fn cudadouble_tmap_count;
-CD_EXPORT cudadouble_tmap_get_fn cudadouble_tmap_get;
-CD_EXPORT cudadouble_param_sizes_fn cudadouble_param_sizes;
-CD_EXPORT cudadouble_launch_count_fn cudadouble_launch_count;
-CD_EXPORT cudadouble_launch_get_fn cudadouble_launch_get;
-CD_EXPORT cudadouble_violation_count_fn cudadouble_violation_count;
-CD_EXPORT cudadouble_violation_fn cudadouble_violation;
-CD_EXPORT cudadouble_launch_ms_fn cudadouble_launch_ms;
-CD_EXPORT cudadouble_capturing_fn cudadouble_capturing;
-
-CD_EXPORT void cudadouble_reset(void)
+static void defaults(void)
 {
-    pthread_mutex_lock(&cd.lock);
-    cd.ncalls = cd.ntmaps = cd.nlaunches = cd.nviolations = cd.nsizes = cd.ncosts = cd.npending = 0;
+    st.cc = 90;
+    st.capturing = 0;
+    st.nsizes = st.ncosts = st.ntmaps = st.nlaunches = 0;
+    cd.npending = 0;
     cd.clock_ms = 0;
-    cd.capturing = 0;
-    pthread_mutex_unlock(&cd.lock);
 }
 
-CD_EXPORT void cudadouble_launch_ms(unsigned grid_x, float ms)
-{
-    pthread_mutex_lock(&cd.lock);
-    if (cd.ncosts < CD_MAX_COSTS) {
-        cd.costs[cd.ncosts].grid_x = grid_x;
-        cd.costs[cd.ncosts++].ms = ms;
-    }
-    pthread_mutex_unlock(&cd.lock);
-}
-
-CD_EXPORT void cudadouble_capturing(int capturing)
-{
-    pthread_mutex_lock(&cd.lock);
-    cd.capturing = capturing;
-    pthread_mutex_unlock(&cd.lock);
-}
-
-CD_EXPORT unsigned cudadouble_calls(const char *function)
-{
-    unsigned n = 0;
-    pthread_mutex_lock(&cd.lock);
-    for (unsigned i = 0; i < cd.ncalls; i++)
-        if (!strcmp(cd.calls[i].name, function))
-            n = cd.calls[i].count;
-    pthread_mutex_unlock(&cd.lock);
-    return n;
-}
-
-CD_EXPORT unsigned cudadouble_tmap_count(void)
-{
-    return cd.ntmaps;
-}
-
-CD_EXPORT int cudadouble_tmap_get(unsigned index, struct cudadouble_tmap *out)
-{
-    pthread_mutex_lock(&cd.lock);
-    int ok = index < cd.ntmaps;
-    if (ok)
-        *out = cd.tmaps[index];
-    pthread_mutex_unlock(&cd.lock);
-    return ok;
-}
-
-CD_EXPORT void cudadouble_param_sizes(unsigned n, const unsigned *sizes)
-{
-    pthread_mutex_lock(&cd.lock);
-    cd.nsizes = n < CUDADOUBLE_MAX_PARAMS ? n : CUDADOUBLE_MAX_PARAMS;
-    memcpy(cd.sizes, sizes, cd.nsizes * sizeof *sizes);
-    pthread_mutex_unlock(&cd.lock);
-}
-
-CD_EXPORT unsigned cudadouble_launch_count(void)
-{
-    return cd.nlaunches;
-}
-
-CD_EXPORT int cudadouble_launch_get(unsigned index, struct cudadouble_launch *out)
-{
-    pthread_mutex_lock(&cd.lock);
-    int ok = index < cd.nlaunches;
-    if (ok)
-        *out = cd.launches[index];
-    pthread_mutex_unlock(&cd.lock);
-    return ok;
-}
-
-CD_EXPORT unsigned cudadouble_violation_count(void)
-{
-    return cd.nviolations;
-}
-
-CD_EXPORT const char *cudadouble_violation(unsigned index)
-{
-    return index < cd.nviolations ? cd.violations[index] : NULL;
-}
+TRD_DOUBLE_DEFINE(st, "cudadouble", defaults)
 
 /* ------------------------------------------------------ errors, devices */
 
@@ -432,7 +287,7 @@ CUresult CUDAAPI cuModuleUnload(CUmodule hmod)
 {
     ENTER("cuModuleUnload");
     unsigned queued = 0, kept = 0;
-    pthread_mutex_lock(&cd.lock);
+    pthread_mutex_lock(&st.common.lock);
     for (unsigned i = 0; i < cd.npending; i++) {
         if (cd.pending[i].module == (const struct cd_module *)hmod)
             queued++;
@@ -440,7 +295,7 @@ CUresult CUDAAPI cuModuleUnload(CUmodule hmod)
             cd.pending[kept++] = cd.pending[i];
     }
     cd.npending = kept;
-    pthread_mutex_unlock(&cd.lock);
+    pthread_mutex_unlock(&st.common.lock);
     if (queued)
         violation("cuModuleUnload: %u launches of the module are still queued (not yet synchronized)", queued);
     free(hmod);
@@ -531,38 +386,38 @@ CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, vo
     if (!config || !f || extra)
         return CUDA_ERROR_INVALID_VALUE;
     int missing = -1;
-    pthread_mutex_lock(&cd.lock);
-    for (unsigned i = 0; i < cd.ncosts; i++)
-        if (cd.costs[i].grid_x == config->gridDimX)
-            cd.clock_ms += cd.costs[i].ms;
+    pthread_mutex_lock(&st.common.lock);
+    for (unsigned i = 0; i < st.ncosts; i++)
+        if (st.costs[i].grid_x == config->gridDimX)
+            cd.clock_ms += st.costs[i].ms;
     cd.seq++;
     if (cd.npending < CD_MAX_PENDING)
         cd.pending[cd.npending++] = (struct cd_pending){(const struct cd_module *)f, config->hStream, cd.seq};
-    if (cd.nlaunches < CD_MAX_LAUNCHES) {
-        struct cudadouble_launch *l = &cd.launches[cd.nlaunches++];
+    if (st.nlaunches < CUDADOUBLE_MAX_LAUNCHES) {
+        struct cudadouble_launch *l = &st.launches[st.nlaunches++];
         memset(l, 0, sizeof *l);
         l->grid[0] = config->gridDimX, l->grid[1] = config->gridDimY, l->grid[2] = config->gridDimZ;
         l->block[0] = config->blockDimX, l->block[1] = config->blockDimY, l->block[2] = config->blockDimZ;
         l->shared = config->sharedMemBytes;
         l->stream = config->hStream;
         unsigned off = 0;
-        for (unsigned i = 0; i < cd.nsizes && kernelParams; i++) {
-            unsigned align = cd.sizes[i] < 8 && cd.sizes[i] ? cd.sizes[i] : 8;
+        for (unsigned i = 0; i < st.nsizes && kernelParams; i++) {
+            unsigned align = st.sizes[i] < 8 && st.sizes[i] ? st.sizes[i] : 8;
             off = (off + align - 1) / align * align;
-            if (off + cd.sizes[i] > sizeof l->bytes)
+            if (off + st.sizes[i] > sizeof l->bytes)
                 break;
             l->param_ptr[i] = (uintptr_t)kernelParams[i];
             l->param_off[i] = off;
-            l->param_size[i] = cd.sizes[i];
+            l->param_size[i] = st.sizes[i];
             if (kernelParams[i])
-                memcpy(l->bytes + off, kernelParams[i], cd.sizes[i]);
+                memcpy(l->bytes + off, kernelParams[i], st.sizes[i]);
             else
                 missing = i;
-            off += cd.sizes[i];
+            off += st.sizes[i];
             l->nparams = i + 1;
         }
     }
-    pthread_mutex_unlock(&cd.lock);
+    pthread_mutex_unlock(&st.common.lock);
     if (missing >= 0) {
         violation("cuLaunchKernelEx: kernelParams[%d] is NULL", missing);
         return CUDA_ERROR_INVALID_VALUE;
@@ -672,18 +527,18 @@ CUresult CUDAAPI cuStreamDestroy(CUstream hStream)
 CUresult CUDAAPI cuStreamSynchronize(CUstream hStream)
 {
     ENTER("cuStreamSynchronize");
-    pthread_mutex_lock(&cd.lock);
+    pthread_mutex_lock(&st.common.lock);
     pending_done(hStream, 0, UINT64_MAX);
-    pthread_mutex_unlock(&cd.lock);
+    pthread_mutex_unlock(&st.common.lock);
     return CUDA_SUCCESS;
 }
 
 CUresult CUDAAPI cuCtxSynchronize(void)
 {
     NEED_CONTEXT("cuCtxSynchronize");
-    pthread_mutex_lock(&cd.lock);
+    pthread_mutex_lock(&st.common.lock);
     pending_done(NULL, 1, UINT64_MAX);
-    pthread_mutex_unlock(&cd.lock);
+    pthread_mutex_unlock(&st.common.lock);
     return CUDA_SUCCESS;
 }
 
@@ -693,9 +548,9 @@ CUresult CUDAAPI cuStreamIsCapturing(CUstream hStream, CUstreamCaptureStatus *ca
     (void)hStream;
     if (!captureStatus)
         return CUDA_ERROR_INVALID_VALUE;
-    pthread_mutex_lock(&cd.lock);
-    *captureStatus = cd.capturing ? CU_STREAM_CAPTURE_STATUS_ACTIVE : CU_STREAM_CAPTURE_STATUS_NONE;
-    pthread_mutex_unlock(&cd.lock);
+    pthread_mutex_lock(&st.common.lock);
+    *captureStatus = st.capturing ? CU_STREAM_CAPTURE_STATUS_ACTIVE : CU_STREAM_CAPTURE_STATUS_NONE;
+    pthread_mutex_unlock(&st.common.lock);
     return CUDA_SUCCESS;
 }
 
@@ -719,11 +574,11 @@ CUresult CUDAAPI cuEventRecord(CUevent hEvent, CUstream hStream)
     if (!hEvent)
         return CUDA_ERROR_INVALID_HANDLE;
     struct cd_event *e = (struct cd_event *)hEvent;
-    pthread_mutex_lock(&cd.lock);
+    pthread_mutex_lock(&st.common.lock);
     e->clock_ms = cd.clock_ms;
     e->seq = cd.seq;
     e->stream = hStream;
-    pthread_mutex_unlock(&cd.lock);
+    pthread_mutex_unlock(&st.common.lock);
     return CUDA_SUCCESS;
 }
 
@@ -733,9 +588,9 @@ CUresult CUDAAPI cuEventSynchronize(CUevent hEvent)
     if (!hEvent)
         return CUDA_ERROR_INVALID_HANDLE;
     const struct cd_event *e = (const struct cd_event *)hEvent;
-    pthread_mutex_lock(&cd.lock);
+    pthread_mutex_lock(&st.common.lock);
     pending_done(e->stream, 0, e->seq);
-    pthread_mutex_unlock(&cd.lock);
+    pthread_mutex_unlock(&st.common.lock);
     return CUDA_SUCCESS;
 }
 
@@ -829,10 +684,10 @@ CUresult CUDAAPI cuTensorMapEncodeTiled(CUtensorMap *tensorMap, CUtensorMapDataT
     t.result = why ? CUDA_ERROR_INVALID_VALUE : CUDA_SUCCESS;
     if (why)
         violation("cuTensorMapEncodeTiled: %s", why);
-    pthread_mutex_lock(&cd.lock);
-    if (cd.ntmaps < CD_MAX_TMAPS)
-        cd.tmaps[cd.ntmaps++] = t;
-    pthread_mutex_unlock(&cd.lock);
+    pthread_mutex_lock(&st.common.lock);
+    if (st.ntmaps < CUDADOUBLE_MAX_TMAPS)
+        st.tmaps[st.ntmaps++] = t;
+    pthread_mutex_unlock(&st.common.lock);
     if (why)
         return CUDA_ERROR_INVALID_VALUE;
     struct cudadouble_tmap_bytes b = {.magic = CUDADOUBLE_TMAP_MAGIC, .address = t.address, .dtype = (uint8_t)t.dtype,

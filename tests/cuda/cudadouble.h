@@ -1,10 +1,13 @@
-/* cudadouble.h: what the libcuda test double (cudadouble.c) lets a test read
- * back. A test dlopens the library the driver was pointed at and resolves these
- * functions by name (the typedefs below), so it sees the double's own state. */
+/* cudadouble.h: the state of the libcuda test double (cudadouble.c), which a
+ * test reaches through the harness (tests/doubles/double.h): it dlopens the
+ * library the driver was pointed at (the same object) and calls its
+ * trd_double_state(). */
 #ifndef TRD_TESTS_CUDADOUBLE_H
 #define TRD_TESTS_CUDADOUBLE_H
 
 #include <stdint.h>
+
+#include "tests/doubles/double.h"
 
 #define CUDADOUBLE_MAX_PARAMS 64
 #define CUDADOUBLE_PARAM_BYTES 2048
@@ -47,21 +50,31 @@ struct cudadouble_launch {
     unsigned char bytes[CUDADOUBLE_PARAM_BYTES];  /* each parameter's bytes, copied at param_off */
 };
 
-typedef void cudadouble_reset_fn(void);
-typedef unsigned cudadouble_calls_fn(const char *function);
-typedef unsigned cudadouble_tmap_count_fn(void);
-typedef int cudadouble_tmap_get_fn(unsigned index, struct cudadouble_tmap *out);
-/* The sizes of the launched kernel's parameters (the double cannot read them from a cubin). */
-typedef void cudadouble_param_sizes_fn(unsigned n, const unsigned *sizes);
-typedef unsigned cudadouble_launch_count_fn(void);
-typedef int cudadouble_launch_get_fn(unsigned index, struct cudadouble_launch *out);
-/* Launches with gridDimX grid_x take ms on the double's clock (others none); events record that clock, so
- * cuEventElapsedTime gives what the launches between two events cost: a benchmark's figures. */
-typedef void cudadouble_launch_ms_fn(unsigned grid_x, float ms);
-/* cuStreamIsCapturing reports every stream as being captured (1) or not (0). */
-typedef void cudadouble_capturing_fn(int capturing);
-/* Calls that broke a documented rule of the CUDA Driver API. */
-typedef unsigned cudadouble_violation_count_fn(void);
-typedef const char *cudadouble_violation_fn(unsigned index);
+#define CUDADOUBLE_MAX_TMAPS 256
+#define CUDADOUBLE_MAX_LAUNCHES 64
+#define CUDADOUBLE_MAX_COSTS 8
+
+/* The double's state (tests/doubles/double.h): the test sets the configuration
+ * and reads the record through trd_double_state(), holding common.lock. */
+struct cudadouble_state {
+    struct trd_double common;   /* calls, faults, violations of the CUDA Driver API's rules */
+    /* Configuration, set by the test (trd_double_reset: the defaults). */
+    int cc;                     /* the device's compute capability (90) */
+    int capturing;              /* cuStreamIsCapturing reports every stream captured (1) or not (0) */
+    unsigned nsizes;            /* the launched kernel's parameter sizes: the double cannot read them from a cubin */
+    unsigned sizes[CUDADOUBLE_MAX_PARAMS];
+    /* Launches with gridDimX grid_x take ms on the double's clock (others none); events record that clock, so
+     * cuEventElapsedTime gives what the launches between two events cost: a benchmark's figures. */
+    struct {
+        unsigned grid_x;
+        double ms;
+    } costs[CUDADOUBLE_MAX_COSTS];
+    unsigned ncosts;
+    /* The record. */
+    struct cudadouble_tmap tmaps[CUDADOUBLE_MAX_TMAPS];
+    unsigned ntmaps;
+    struct cudadouble_launch launches[CUDADOUBLE_MAX_LAUNCHES];
+    unsigned nlaunches;
+};
 
 #endif

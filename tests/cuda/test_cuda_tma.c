@@ -23,6 +23,7 @@
  * double's rule for cuModuleUnload); a failure a synchronize reports names
  * the kernel launched last on the stream, and the event recorded after it. */
 #include <dlfcn.h>
+#include <pthread.h>
 #include <trident/driver.h>
 
 #include "tests/cuda/cudadouble.h"
@@ -40,48 +41,103 @@ static const char *double_lib(const char *name)
 
 static struct {
     void *dl;
-    cudadouble_reset_fn *reset;
-    cudadouble_calls_fn *calls;
-    cudadouble_tmap_count_fn *tmap_count;
-    cudadouble_tmap_get_fn *tmap_get;
-    cudadouble_param_sizes_fn *param_sizes;
-    cudadouble_launch_count_fn *launch_count;
-    cudadouble_launch_get_fn *launch_get;
-    cudadouble_violation_count_fn *violation_count;
-    cudadouble_violation_fn *violation;
-    cudadouble_launch_ms_fn *launch_ms;
-    cudadouble_capturing_fn *capturing;
+    struct cudadouble_state *st; /* the double's, through tests/doubles/double.h */
 } dbl;
-
-static void *sym(const char *name)
-{
-    void *p = dlsym(dbl.dl, name);
-    ck_assert_msg(p != NULL, "the CUDA double exports no %s", name);
-    return p;
-}
 
 static void double_open(const char *name)
 {
-    dbl.dl = dlopen(double_lib(name), RTLD_NOW | RTLD_LOCAL);
-    ck_assert_msg(dbl.dl != NULL, "dlopen %s: %s", double_lib(name), dlerror());
-    *(void **)&dbl.reset = sym("cudadouble_reset");
-    *(void **)&dbl.calls = sym("cudadouble_calls");
-    *(void **)&dbl.tmap_count = sym("cudadouble_tmap_count");
-    *(void **)&dbl.tmap_get = sym("cudadouble_tmap_get");
-    *(void **)&dbl.param_sizes = sym("cudadouble_param_sizes");
-    *(void **)&dbl.launch_count = sym("cudadouble_launch_count");
-    *(void **)&dbl.launch_get = sym("cudadouble_launch_get");
-    *(void **)&dbl.violation_count = sym("cudadouble_violation_count");
-    *(void **)&dbl.violation = sym("cudadouble_violation");
-    *(void **)&dbl.launch_ms = sym("cudadouble_launch_ms");
-    *(void **)&dbl.capturing = sym("cudadouble_capturing");
+    char err[512];
+    dbl.st = trd_double_open(double_lib(name), sizeof *dbl.st, &dbl.dl, err, sizeof err);
+    ck_assert_msg(dbl.st != NULL, "%s", err);
 }
+
+#define DBL_LOCKED(expr)                                                                                 \
+    do {                                                                                                 \
+        pthread_mutex_lock(&dbl.st->common.lock);                                                        \
+        expr;                                                                                            \
+        pthread_mutex_unlock(&dbl.st->common.lock);                                                      \
+    } while (0)
+
+/* Everything back as loaded: the configuration's defaults, no faults, an empty record. */
+static void dbl_reset(void)
+{
+    trd_double_reset_dl(dbl.dl);
+}
+
+static unsigned dbl_calls(const char *function)
+{
+    return trd_double_calls(&dbl.st->common, function);
+}
+
+/* Sets the faults (tests/doubles/double.h's syntax): "" none. */
+static void dbl_fail(const char *spec)
+{
+    char err[256];
+    ck_assert_msg(trd_double_fail(&dbl.st->common, spec, err, sizeof err) == 0, "%s", err);
+}
+
+/* How many items one of the record's arrays holds (*n), and item index copied out: 1, or 0 past the end. */
+static unsigned dbl_count(const unsigned *n)
+{
+    unsigned v;
+    DBL_LOCKED(v = *n);
+    return v;
+}
+
+static int dbl_item(const void *items, const unsigned *n, size_t size, unsigned index, void *out)
+{
+    int ok;
+    DBL_LOCKED(ok = index < *n; if (ok) memcpy(out, (const char *)items + index * size, size));
+    return ok;
+}
+
+static unsigned dbl_tmap_count(void)
+{
+    return dbl_count(&dbl.st->ntmaps);
+}
+
+static int dbl_tmap_get(unsigned index, struct cudadouble_tmap *out)
+{
+    return dbl_item(dbl.st->tmaps, &dbl.st->ntmaps, sizeof *out, index, out);
+}
+
+#ifdef TRDTEST_XLA /* what the XLA handler's tests set and read */
+static void dbl_param_sizes(unsigned n, const unsigned *sizes)
+{
+    DBL_LOCKED(dbl.st->nsizes = n < CUDADOUBLE_MAX_PARAMS ? n : CUDADOUBLE_MAX_PARAMS;
+               memcpy(dbl.st->sizes, sizes, dbl.st->nsizes * sizeof *sizes));
+}
+
+static unsigned dbl_launch_count(void)
+{
+    return dbl_count(&dbl.st->nlaunches);
+}
+
+static int dbl_launch_get(unsigned index, struct cudadouble_launch *out)
+{
+    return dbl_item(dbl.st->launches, &dbl.st->nlaunches, sizeof *out, index, out);
+}
+
+static void dbl_launch_ms(unsigned grid_x, double ms)
+{
+    DBL_LOCKED(if (dbl.st->ncosts < CUDADOUBLE_MAX_COSTS) {
+        dbl.st->costs[dbl.st->ncosts].grid_x = grid_x;
+        dbl.st->costs[dbl.st->ncosts++].ms = ms;
+    });
+}
+
+static void dbl_capturing(int capturing)
+{
+    DBL_LOCKED(dbl.st->capturing = capturing);
+}
+#endif
 
 /* No call broke a rule of the CUDA Driver API. */
 static void check_clean(void)
 {
-    unsigned n = dbl.violation_count();
-    ck_assert_msg(n == 0, "%u CUDA API violations, the first: %s", n, n ? dbl.violation(0) : "");
+    unsigned n = trd_double_violation_count(&dbl.st->common);
+    ck_assert_msg(n == 0, "%u CUDA API violations, the first: %s", n,
+                  n ? trd_double_violation_get(&dbl.st->common, 0) : "");
 }
 
 /* ------------------------------------------------ the driver's op, alone */
@@ -97,10 +153,11 @@ static const char *config_get(void *ctx, const char *key)
     return strcmp(key, "library") == 0 ? ctx : NULL;
 }
 
-/* The CUDA driver module on the double `name`, its device 0 opened. */
-static void driver_open(const char *name)
+/* The CUDA driver module on the double `name` with a device of compute capability cc, its device 0 opened. */
+static void driver_open_cc(const char *name, int cc)
 {
     double_open(name);
+    dbl.st->cc = cc;
     const char *path = tu_path("%s/drivers/cuda/.libs/trident_cuda.so", tu_builddir());
     cuda.mod = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     ck_assert_msg(cuda.mod != NULL, "dlopen %s: %s", path, dlerror());
@@ -116,7 +173,13 @@ static void driver_open(const char *name)
     TU_OK(cuda.ops->device_open(cuda.drv, 0, &cuda.dev));
     ck_assert_ptr_nonnull(cuda.ops->tensor_map_encode);
     ck_assert_uint_ge(cuda.ops->struct_size, offsetof(trd_driver_ops_t, tensor_map_encode) + sizeof(void *));
-    dbl.reset();
+    dbl_reset();
+    dbl.st->cc = cc;
+}
+
+static void driver_open(const char *name)
+{
+    driver_open_cc(name, 90);
 }
 
 static void driver_close(void)
@@ -131,14 +194,6 @@ static void driver_close(void)
         dlclose(dbl.dl);
     memset(&cuda, 0, sizeof cuda);
     memset(&dbl, 0, sizeof dbl);
-    unsetenv("TRDTEST_CUDA_FAIL");
-    unsetenv("TRDTEST_CUDA_CC");
-}
-
-static void setup(void)
-{
-    unsetenv("TRDTEST_CUDA_FAIL");
-    unsetenv("TRDTEST_CUDA_CC");
 }
 
 static _Alignas(256) unsigned char memory[1 << 16]; /* the "device" address the maps describe */
@@ -187,8 +242,8 @@ static struct cudadouble_tmap tmap_of(const void *bytes)
 static struct cudadouble_tmap last_tmap(void)
 {
     struct cudadouble_tmap t;
-    ck_assert_uint_gt(dbl.tmap_count(), 0);
-    ck_assert(dbl.tmap_get(dbl.tmap_count() - 1, &t));
+    ck_assert_uint_gt(dbl_tmap_count(), 0);
+    ck_assert(dbl_tmap_get(dbl_tmap_count() - 1, &t));
     return t;
 }
 
@@ -199,7 +254,7 @@ START_TEST(encode_2d_reverses_dims_and_strides_in_bytes)
     _Alignas(64) unsigned char out[TRD_TENSOR_MAP_BYTES];
     memset(out, 0xee, sizeof out);
     TU_OK(cuda.ops->tensor_map_encode(cuda.dev, &d, out));
-    ck_assert_uint_eq(dbl.calls("cuTensorMapEncodeTiled"), 1);
+    ck_assert_uint_eq(dbl_calls("cuTensorMapEncodeTiled"), 1);
     struct cudadouble_tmap t = last_tmap();
     ck_assert_int_eq(t.result, 0);
     check_2d(&t, memory);
@@ -257,7 +312,7 @@ START_TEST(encode_ranks_1_3_5_and_nan_fill)
     ck_assert_uint_eq(t.dims[0], 1000);
     ck_assert_uint_eq(t.box[0], 256);
     ck_assert_int_eq(t.swizzle, 0);
-    ck_assert_uint_eq(dbl.calls("cuTensorMapEncodeTiled"), 3);
+    ck_assert_uint_eq(dbl_calls("cuTensorMapEncodeTiled"), 3);
     check_clean();
     driver_close();
 }
@@ -343,7 +398,7 @@ START_TEST(invalid_descriptors_refused_first)
     d = desc_2d();
     TU_FAILS(cuda.ops->tensor_map_encode(cuda.dev, NULL, out), TRD_ERR_INVALID_ARGUMENT, "desc is NULL");
     TU_FAILS(cuda.ops->tensor_map_encode(cuda.dev, &d, NULL), TRD_ERR_INVALID_ARGUMENT, "out is NULL");
-    ck_assert_uint_eq(dbl.calls("cuTensorMapEncodeTiled"), 0);
+    ck_assert_uint_eq(dbl_calls("cuTensorMapEncodeTiled"), 0);
     check_clean();
     driver_close();
 }
@@ -352,7 +407,7 @@ END_TEST
 START_TEST(cuda_failure_names_the_error_and_the_argument)
 {
     driver_open("cudadouble");
-    setenv("TRDTEST_CUDA_FAIL", "cuTensorMapEncodeTiled=1", 1);
+    dbl_fail("cuTensorMapEncodeTiled=1");
     trd_tensor_map_desc_t d = desc_2d();
     _Alignas(64) unsigned char out[TRD_TENSOR_MAP_BYTES];
     memset(out, 0xee, sizeof out);
@@ -368,12 +423,11 @@ END_TEST
 
 START_TEST(no_tma_unit_or_no_function_is_unsupported)
 {
-    setenv("TRDTEST_CUDA_CC", "80", 1);
-    driver_open("cudadouble");
+    driver_open_cc("cudadouble", 80);
     trd_tensor_map_desc_t d = desc_2d();
     _Alignas(64) unsigned char out[TRD_TENSOR_MAP_BYTES];
     TU_FAILS(cuda.ops->tensor_map_encode(cuda.dev, &d, out), TRD_ERR_UNSUPPORTED, "cuda:0 (sm80) has no TMA unit");
-    ck_assert_uint_eq(dbl.calls("cuTensorMapEncodeTiled"), 0);
+    ck_assert_uint_eq(dbl_calls("cuTensorMapEncodeTiled"), 0);
     driver_close();
     /* a libcuda older than CUDA 12: the driver loads, the op says why it cannot */
     driver_open("cudadouble_notma");
@@ -657,7 +711,6 @@ static const char *execute(struct call *c)
 
 static void xla_setup(void)
 {
-    setup();
     fake_api = (XLA_FFI_Api){.struct_size = XLA_FFI_Api_STRUCT_SIZE,
                              .XLA_FFI_Error_Create = fake_error_create,
                              .XLA_FFI_Error_Destroy = fake_error_destroy,
@@ -666,17 +719,16 @@ static void xla_setup(void)
                              .XLA_FFI_Stream_Get = fake_stream_get,
                              .XLA_FFI_DeviceOrdinal_Get = fake_ordinal_get};
     double_open("cudadouble");
-    dbl.reset();
+    dbl_reset();
     /* the parameters' sizes, then Triton's two scratch pointers */
     const unsigned sizes[] = {128, 4, 4, 8, 8, 8, 4, 8, 8};
-    dbl.param_sizes(TU_LEN(sizes), sizes);
+    dbl_param_sizes(TU_LEN(sizes), sizes);
 }
 
 static void xla_teardown(void)
 {
     dlclose(dbl.dl);
     memset(&dbl, 0, sizeof dbl);
-    setup();
 }
 
 /* The map a launch's parameter 0 holds. */
@@ -693,9 +745,9 @@ START_TEST(xla_launch_encodes_the_map_per_execution)
     ck_assert_msg(e == NULL, "%s", e);
     e = execute(c);
     ck_assert_msg(e == NULL, "%s", e);
-    ck_assert_uint_eq(dbl.launch_count(), 1);
+    ck_assert_uint_eq(dbl_launch_count(), 1);
     struct cudadouble_launch l;
-    ck_assert(dbl.launch_get(0, &l));
+    ck_assert(dbl_launch_get(0, &l));
     ck_assert_uint_eq(l.nparams, 9);
     ck_assert_uint_eq(l.grid[0], 2);
     ck_assert_uint_eq(l.grid[1], 3);
@@ -723,11 +775,11 @@ START_TEST(xla_launch_encodes_the_map_per_execution)
     c->in.data = in_b;
     e = execute(c);
     ck_assert_msg(e == NULL, "%s", e);
-    ck_assert_uint_eq(dbl.launch_count(), 2);
-    ck_assert(dbl.launch_get(1, &l));
+    ck_assert_uint_eq(dbl_launch_count(), 2);
+    ck_assert(dbl_launch_get(1, &l));
     t = map_of(&l);
     check_2d(&t, in_b);
-    ck_assert_uint_eq(dbl.calls("cuTensorMapEncodeTiled"), 2);
+    ck_assert_uint_eq(dbl_calls("cuTensorMapEncodeTiled"), 2);
     check_clean();
     call_free(c);
 }
@@ -791,7 +843,7 @@ START_TEST(xla_instantiate_errors)
                                  "not rocm"),
                   "%s", e ? e : "(no error)");
     call_free(c);
-    ck_assert_uint_eq(dbl.calls("cuTensorMapEncodeTiled"), 0);
+    ck_assert_uint_eq(dbl_calls("cuTensorMapEncodeTiled"), 0);
 }
 END_TEST
 
@@ -827,7 +879,7 @@ START_TEST(xla_execute_errors)
                       cases[i].needle);
         call_free(c);
     }
-    ck_assert_uint_eq(dbl.launch_count(), 0);
+    ck_assert_uint_eq(dbl_launch_count(), 0);
     check_clean();
 }
 END_TEST
@@ -837,9 +889,9 @@ END_TEST
 static void check_tuned_launches(unsigned from, const void *address, unsigned counts[2])
 {
     counts[0] = counts[1] = 0;
-    for (unsigned i = from; i < dbl.launch_count(); i++) {
+    for (unsigned i = from; i < dbl_launch_count(); i++) {
         struct cudadouble_launch l;
-        ck_assert(dbl.launch_get(i, &l));
+        ck_assert(dbl_launch_get(i, &l));
         ck_assert_msg(l.grid[0] == 4 || l.grid[0] == 2, "launch %u: grid %u", i, l.grid[0]);
         int cand = l.grid[0] == 2;
         ck_assert_uint_eq(l.param_ptr[0] % 64, 0);
@@ -857,31 +909,31 @@ START_TEST(xla_autotune_launches_each_candidate_with_its_own_map)
 {
     struct call *c = call_new();
     call_tune(c, "tma_tune_benchmark");
-    dbl.launch_ms(4, 5.0f); /* candidate 1 is the faster on the double's clock */
-    dbl.launch_ms(2, 2.0f);
+    dbl_launch_ms(4, 5.0f); /* candidate 1 is the faster on the double's clock */
+    dbl_launch_ms(2, 2.0f);
     const char *e = instantiate(c);
     ck_assert_msg(e == NULL, "%s", e);
     e = execute(c);
     ck_assert_msg(e == NULL, "%s", e);
     /* the benchmark launched both, each with its own map, then the call the fastest */
-    unsigned counts[2], n = dbl.launch_count();
+    unsigned counts[2], n = dbl_launch_count();
     check_tuned_launches(0, in_a, counts);
     ck_assert_uint_gt(counts[0], 0);
     ck_assert_uint_gt(counts[1], 0);
     struct cudadouble_launch l;
-    ck_assert(dbl.launch_get(n - 1, &l));
+    ck_assert(dbl_launch_get(n - 1, &l));
     ck_assert_uint_eq(l.grid[0], 2);
-    ck_assert_uint_eq(dbl.calls("cuTensorMapEncodeTiled"), n);
+    ck_assert_uint_eq(dbl_calls("cuTensorMapEncodeTiled"), n);
     /* later executions launch the chosen one, its map from each execution's buffer */
     c->in.data = in_b;
     for (int k = 0; k < 3; k++) {
         e = execute(c);
         ck_assert_msg(e == NULL, "%s", e);
     }
-    ck_assert_uint_eq(dbl.launch_count(), n + 3);
+    ck_assert_uint_eq(dbl_launch_count(), n + 3);
     check_tuned_launches(n, in_b, counts);
     ck_assert_uint_eq(counts[1], 3);
-    ck_assert_uint_eq(dbl.calls("cuTensorMapEncodeTiled"), n + 3);
+    ck_assert_uint_eq(dbl_calls("cuTensorMapEncodeTiled"), n + 3);
     check_clean();
     call_free(c);
 }
@@ -892,24 +944,24 @@ START_TEST(xla_autotune_under_capture_launches_candidate_0_with_its_map)
 {
     struct call *c = call_new();
     call_tune(c, "tma_tune_capture");
-    dbl.launch_ms(4, 5.0f);
-    dbl.launch_ms(2, 2.0f);
+    dbl_launch_ms(4, 5.0f);
+    dbl_launch_ms(2, 2.0f);
     const char *e = instantiate(c);
     ck_assert_msg(e == NULL, "%s", e);
-    dbl.capturing(1);
+    dbl_capturing(1);
     e = execute(c);
     ck_assert_msg(e == NULL, "%s", e);
     unsigned counts[2];
-    ck_assert_uint_eq(dbl.launch_count(), 1);
+    ck_assert_uint_eq(dbl_launch_count(), 1);
     check_tuned_launches(0, in_a, counts);
     ck_assert_uint_eq(counts[0], 1);
-    dbl.capturing(0);
+    dbl_capturing(0);
     e = execute(c);
     ck_assert_msg(e == NULL, "%s", e);
     check_tuned_launches(1, in_a, counts);
     ck_assert_uint_gt(counts[0], 0);
     struct cudadouble_launch l;
-    ck_assert(dbl.launch_get(dbl.launch_count() - 1, &l));
+    ck_assert(dbl_launch_get(dbl_launch_count() - 1, &l));
     ck_assert_uint_eq(l.grid[0], 2);
     check_clean();
     call_free(c);
@@ -960,7 +1012,7 @@ START_TEST(xla_autotune_record_errors)
                                  "operand 0, which has 4000 elements)"),
                   "%s", e ? e : "(no error)");
     call_free(c);
-    ck_assert_uint_eq(dbl.launch_count(), 0);
+    ck_assert_uint_eq(dbl_launch_count(), 0);
     check_clean();
 }
 END_TEST
@@ -1003,12 +1055,12 @@ START_TEST(kernel_destroyed_with_launches_queued)
     TU_OK(trd_event_create(dev, &e));
     TU_OK(trd_kernel_launch(k, &l));
     TU_OK(trd_event_record(e, s));
-    setenv("TRDTEST_CUDA_FAIL", "cuStreamSynchronize=700,cuEventSynchronize=700", 1);
+    dbl_fail("cuStreamSynchronize=700,cuEventSynchronize=700");
     TU_FAILS(trd_stream_synchronize(s), TRD_ERR_DEVICE,
              "synchronizing a stream of cuda:0 (its last launch: kernel 'add_kernel'): cuStreamSynchronize on cuda:0");
     TU_FAILS(trd_event_synchronize(e), TRD_ERR_DEVICE,
              "synchronizing an event of cuda:0 (recorded after kernel 'add_kernel'): cuEventSynchronize");
-    unsetenv("TRDTEST_CUDA_FAIL");
+    dbl_fail("");
     trd_kernel_destroy(k); /* still queued in the double: not synchronized */
     check_clean();
     trd_buffer_free(b);
@@ -1041,7 +1093,7 @@ START_TEST(illegal_address_is_explained)
     trd_launch_t l = {.struct_size = sizeof l, .grid = {1, 1, 1}, .num_args = 4, .args = a, .stream = s};
     TU_OK(trd_kernel_launch(k, &l));
     TU_OK(trd_event_record(e, s));
-    setenv("TRDTEST_CUDA_FAIL", "cuStreamSynchronize=700,cuEventSynchronize=700,cuLaunchKernelEx=700", 1);
+    dbl_fail("cuStreamSynchronize=700,cuEventSynchronize=700,cuLaunchKernelEx=700");
     const char *hint = "CUDA_ERROR_ILLEGAL_ADDRESS (700): an illegal memory access was encountered; the kernel read "
                        "or wrote outside its buffers: a buffer may be smaller than the grid and the sizes given make "
                        "the kernel use, or a pointer argument null; CUDA keeps this error";
@@ -1049,10 +1101,10 @@ START_TEST(illegal_address_is_explained)
     TU_FAILS(trd_event_synchronize(e), TRD_ERR_DEVICE, hint);
     TU_FAILS(trd_kernel_launch(k, &l), TRD_ERR_DEVICE, "launching kernel 'add_kernel' on cuda:0: ");
     ck_assert_msg(strstr(trd_error_message(), hint), "%s", trd_error_message());
-    setenv("TRDTEST_CUDA_FAIL", "cuStreamSynchronize=719", 1);
+    dbl_fail("cuStreamSynchronize=719");
     TU_FAILS(trd_stream_synchronize(s), TRD_ERR_DEVICE, "CUDA_ERROR_LAUNCH_FAILED (719)");
     ck_assert_msg(strstr(trd_error_message(), "the kernel faulted on the device"), "%s", trd_error_message());
-    unsetenv("TRDTEST_CUDA_FAIL");
+    dbl_fail("");
     TU_OK(trd_stream_synchronize(s));
     check_clean();
     trd_buffer_free(b);
@@ -1065,23 +1117,56 @@ START_TEST(illegal_address_is_explained)
 }
 END_TEST
 
+/* The double catches a caller's mistake, through the harness's log: a tensor map with a zero box dimension is
+ * refused with CUDA_ERROR_INVALID_VALUE (1) and logged as a violation naming the rule. */
+START_TEST(double_logs_a_broken_rule)
+{
+    double_open("cudadouble");
+    int (*retain)(void **ctx, int dev), (*push)(void *ctx), (*pop)(void **ctx), (*release)(int dev);
+    int (*encode)(void *map, int dtype, unsigned rank, void *address, const uint64_t *dims, const uint64_t *strides,
+                  const unsigned *box, const unsigned *estrides, int interleave, int swizzle, int l2, int oob);
+    *(void **)&retain = dlsym(dbl.dl, "cuDevicePrimaryCtxRetain");
+    *(void **)&push = dlsym(dbl.dl, "cuCtxPushCurrent_v2"); /* cuda.h maps the names */
+    *(void **)&pop = dlsym(dbl.dl, "cuCtxPopCurrent_v2");
+    *(void **)&release = dlsym(dbl.dl, "cuDevicePrimaryCtxRelease_v2");
+    *(void **)&encode = dlsym(dbl.dl, "cuTensorMapEncodeTiled");
+    ck_assert(retain && push && pop && release && encode);
+    void *ctx = NULL;
+    ck_assert_int_eq(retain(&ctx, 0), 0);
+    ck_assert_int_eq(push(ctx), 0);
+    _Alignas(64) unsigned char map[128];
+    const uint64_t dims[2] = {64, 64}, strides[1] = {128};
+    const unsigned box[2] = {0, 32}, estrides[2] = {1, 1};
+    check_clean();
+    ck_assert_int_eq(encode(map, 6, 2, memory, dims, strides, box, estrides, 0, 0, 0, 0), 1);
+    ck_assert_uint_eq(trd_double_violation_count(&dbl.st->common), 1);
+    ck_assert_str_eq(trd_double_violation_get(&dbl.st->common, 0), "cuTensorMapEncodeTiled: a boxDim is outside 1 .. 256");
+    ck_assert_uint_eq(dbl_calls("cuTensorMapEncodeTiled"), 1);
+    ck_assert_int_eq(pop(&ctx), 0);
+    ck_assert_int_eq(release(0), 0);
+    dbl_reset();
+    check_clean();
+    dlclose(dbl.dl);
+    memset(&dbl, 0, sizeof dbl);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("cuda_tma");
     TCase *t = tcase_create("driver");
-    tcase_add_checked_fixture(t, setup, driver_close);
+    tcase_add_checked_fixture(t, NULL, driver_close);
     tcase_add_test(t, encode_2d_reverses_dims_and_strides_in_bytes);
     tcase_add_test(t, encode_ranks_1_3_5_and_nan_fill);
     tcase_add_test(t, invalid_descriptors_refused_first);
     tcase_add_test(t, cuda_failure_names_the_error_and_the_argument);
     tcase_add_test(t, no_tma_unit_or_no_function_is_unsupported);
+    tcase_add_test(t, double_logs_a_broken_rule);
     suite_add_tcase(s, t);
     TCase *q = tcase_create("queued");
-    tcase_add_checked_fixture(q, setup, setup);
     tcase_add_test(q, kernel_destroyed_with_launches_queued);
     suite_add_tcase(s, q);
     TCase *f = tcase_create("faults");
-    tcase_add_checked_fixture(f, setup, setup);
     tcase_add_test(f, illegal_address_is_explained);
     suite_add_tcase(s, f);
 #ifdef TRDTEST_XLA

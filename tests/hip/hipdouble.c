@@ -11,20 +11,9 @@
  * segment of a launch is built from kernelParams exactly as the runtime does)
  * and the values hipFuncGetAttribute reports.
  *
- * Configuration, from the environment:
- *   TRDTEST_HIP_DEVICES  (read by hipInit) a comma list of devices
- *                        ARCH/WARP/CUS[/OPTION]..., ARCH the gcnArchName
- *                        ("gfx942:sramecc+:xnack-"), OPTION one of coop,
- *                        cluster, nouuid, mem=BYTES, shared=BYTES,
- *                        optin=BYTES, threads=N, pci=TEXT. Unset or empty: no
- *                        GPU, as ROCm without one (hipInit returns
- *                        hipErrorInvalidDevice, hipGetDeviceCount
- *                        hipErrorNoDevice).
- *   TRDTEST_HIP_FAIL     (read by every call) FUNCTION=CODE[,...]: that
- *                        function returns CODE and does nothing else.
- *   TRDTEST_HIP_JIT_LOG  (read by hipModuleLoadDataEx) text written into the
- *                        error log buffer when a load fails. Unset: the log
- *                        buffers are left untouched, as AMD's runtime does.
+ * Configuration (the devices, the JIT log of a failed load), faults, call
+ * counts and violations: struct hipdouble_state (hipdouble.h), set by the
+ * test in-process through tests/doubles/double.h.
  *
  * Built twice: HIPDOUBLE_ROCM=6 exports everything; HIPDOUBLE_ROCM=5 only
  * what ROCm 5.2 exports (no hipGetDevicePropertiesR0600,
@@ -123,31 +112,22 @@ struct hd_module {
     struct hd_module *next;
 };
 
-#define HD_MAX_CALLS 128
 #define HD_MAX_LAUNCHES 4096
-#define HD_MAX_VIOLATIONS 64
 
+static struct hipdouble_state st; /* its common.lock guards hd too */
 static struct {
-    pthread_mutex_t lock;
     int ndevices;
     struct hd_device devices[HD_MAX_DEVICES];
     struct hd_alloc *allocs;
     struct hd_stream *streams;
     struct hd_event *events;
     struct hd_module *modules;
-    struct {
-        char name[48];
-        unsigned count;
-    } calls[HD_MAX_CALLS];
-    unsigned ncalls;
     struct hipdouble_launch *launches;
     unsigned nlaunches;
-    char violations[HD_MAX_VIOLATIONS][256];
-    unsigned nviolations;
     struct hd_pending pending[HD_MAX_PENDING];
     unsigned npending;
     uint64_t seq; /* launches so far */
-} hd = {.lock = PTHREAD_MUTEX_INITIALIZER};
+} hd;
 
 /* Completes the queued launches of device `device` (-1: any) and stream `stream` (all_streams: any) up to seq;
  * called with the lock held. */
@@ -166,49 +146,21 @@ static _Thread_local int hd_current; /* HIP's current device: 0 for a new thread
 
 static void lock(void)
 {
-    pthread_mutex_lock(&hd.lock);
+    pthread_mutex_lock(&st.common.lock);
 }
 
 static void unlock(void)
 {
-    pthread_mutex_unlock(&hd.lock);
+    pthread_mutex_unlock(&st.common.lock);
 }
 
-static void violation(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void violation(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    if (hd.nviolations < HD_MAX_VIOLATIONS)
-        vsnprintf(hd.violations[hd.nviolations], sizeof hd.violations[0], fmt, ap);
-    hd.nviolations++;
-    va_end(ap);
-}
+/* A breach of HIP's rules; the caller holds the lock. */
+#define violation(...) trd_double_violation_locked(&st.common, __VA_ARGS__)
 
-/* Counts the call; returns the code TRDTEST_HIP_FAIL injects for it, or hipSuccess. */
+/* Counts the call; returns the code a fault injects for it, or hipSuccess. */
 static hipError_t enter(const char *fn)
 {
-    lock();
-    unsigned i;
-    for (i = 0; i < hd.ncalls && strcmp(hd.calls[i].name, fn) != 0; i++)
-        ;
-    if (i == hd.ncalls && hd.ncalls < HD_MAX_CALLS) {
-        snprintf(hd.calls[i].name, sizeof hd.calls[0].name, "%s", fn);
-        hd.calls[hd.ncalls++].count = 0;
-    }
-    if (i < hd.ncalls)
-        hd.calls[i].count++;
-    unlock();
-    const char *f = getenv("TRDTEST_HIP_FAIL");
-    size_t n = strlen(fn);
-    while (f && *f) {
-        if (strncmp(f, fn, n) == 0 && f[n] == '=')
-            return (hipError_t)atoi(f + n + 1);
-        f = strchr(f, ',');
-        if (f)
-            f++;
-    }
-    return hipSuccess;
+    return (hipError_t)trd_double_enter(&st.common, fn);
 }
 
 #define ENTER(fn)                                                                                    \
@@ -315,9 +267,8 @@ static void parse_device(char *spec, int i)
 
 static void configure(void)
 {
-    const char *env = getenv("TRDTEST_HIP_DEVICES");
-    char buf[1024];
-    snprintf(buf, sizeof buf, "%s", env ? env : "");
+    char buf[sizeof st.devices];
+    snprintf(buf, sizeof buf, "%s", st.devices);
     hd.ndevices = 0;
     char *save = NULL;
     for (char *spec = strtok_r(buf, ",", &save); spec && hd.ndevices < HD_MAX_DEVICES;
@@ -884,7 +835,9 @@ HD_EXPORT hipError_t hipModuleLoadDataEx(hipModule_t *module, const void *image,
         else if (o == hipJitOptionErrorLogBufferSizeBytes)
             errcap = (size_t)(uintptr_t)optionValues[i];
     }
-    const char *log = getenv("TRDTEST_HIP_JIT_LOG");
+    lock();
+    const char *log = st.jit_log;
+    unlock();
     if (injected != hipSuccess) {
         if (log && errlog && errcap > 0)
             snprintf(errlog, errcap, "%s", log);
@@ -948,8 +901,8 @@ HD_EXPORT hipError_t hipModuleUnload(hipModule_t module)
     unlock();
     if (!m)
         return hipErrorInvalidHandle;
-    if (queued)
-        violation("hipModuleUnload: %u launches of its kernels are still queued (not yet synchronized)", queued);
+    if (queued) /* the lock released: the logging one */
+        trd_double_violation(&st.common, "hipModuleUnload: %u launches of its kernels are still queued (not yet synchronized)", queued);
     module_free(m);
     return hipSuccess;
 }
@@ -1054,11 +1007,11 @@ static hipError_t launch(const char *api, hipFunction_t f, const unsigned grid[3
     hd.seq++;
     if (hd.npending < HD_MAX_PENDING)
         hd.pending[hd.npending++] = (struct hd_pending){k->module, device, stream, hd.seq};
-    if (hd.nlaunches >= HD_MAX_LAUNCHES)
+    if (st.nlaunches >= HD_MAX_LAUNCHES)
         return hipSuccess; /* runs, unrecorded */
     if (!hd.launches && !(hd.launches = calloc(HD_MAX_LAUNCHES, sizeof *hd.launches)))
         return hipErrorOutOfMemory;
-    struct hipdouble_launch *l = &hd.launches[hd.nlaunches++];
+    struct hipdouble_launch *l = &hd.launches[st.nlaunches++];
     memset(l, 0, sizeof *l);
     snprintf(l->api, sizeof l->api, "%s", api);
     snprintf(l->kernel, sizeof l->kernel, "%s", k->name);
@@ -1495,75 +1448,22 @@ HD_EXPORT hipError_t hipEventElapsedTime(float *ms, hipEvent_t start, hipEvent_t
 
 /* ------------------------------------------------------------- inspection */
 
-HD_EXPORT void hipdouble_reset(void);
-HD_EXPORT unsigned hipdouble_calls(const char *function);
-HD_EXPORT unsigned hipdouble_launch_count(void);
-HD_EXPORT int hipdouble_launch_get(unsigned index, struct hipdouble_launch *out);
-HD_EXPORT unsigned hipdouble_violation_count(void);
-HD_EXPORT const char *hipdouble_violation(unsigned index);
-HD_EXPORT int hipdouble_current_device(void);
-HD_EXPORT unsigned hipdouble_live(const char *what);
-HD_EXPORT int hipdouble_allocation(const void *ptr, void **base, uint64_t *size, int *device);
-HD_EXPORT int hipdouble_stream_info(const void *stream, int *device, unsigned *flags);
-
-HD_EXPORT void hipdouble_reset(void)
+static int hipdouble_launch_get(unsigned index, struct hipdouble_launch *out)
 {
     lock();
-    hd.ncalls = 0;
-    hd.nlaunches = 0;
-    hd.nviolations = 0;
-    hd.npending = 0;
-    unlock();
-}
-
-HD_EXPORT unsigned hipdouble_calls(const char *function)
-{
-    unsigned n = 0;
-    lock();
-    for (unsigned i = 0; i < hd.ncalls; i++)
-        if (strcmp(hd.calls[i].name, function) == 0)
-            n = hd.calls[i].count;
-    unlock();
-    return n;
-}
-
-HD_EXPORT unsigned hipdouble_launch_count(void)
-{
-    lock();
-    unsigned n = hd.nlaunches;
-    unlock();
-    return n;
-}
-
-HD_EXPORT int hipdouble_launch_get(unsigned index, struct hipdouble_launch *out)
-{
-    lock();
-    int ok = index < hd.nlaunches && index < HD_MAX_LAUNCHES;
+    int ok = index < st.nlaunches && index < HD_MAX_LAUNCHES;
     if (ok)
         *out = hd.launches[index];
     unlock();
     return ok;
 }
 
-HD_EXPORT unsigned hipdouble_violation_count(void)
-{
-    lock();
-    unsigned n = hd.nviolations;
-    unlock();
-    return n;
-}
-
-HD_EXPORT const char *hipdouble_violation(unsigned index)
-{
-    return index < HD_MAX_VIOLATIONS ? hd.violations[index] : "";
-}
-
-HD_EXPORT int hipdouble_current_device(void)
+static int hipdouble_current_device(void)
 {
     return hd_current;
 }
 
-HD_EXPORT unsigned hipdouble_live(const char *what)
+static unsigned hipdouble_live(const char *what)
 {
     unsigned n = 0;
     lock();
@@ -1583,7 +1483,7 @@ HD_EXPORT unsigned hipdouble_live(const char *what)
     return n;
 }
 
-HD_EXPORT int hipdouble_allocation(const void *ptr, void **base, uint64_t *size, int *device)
+static int hipdouble_allocation(const void *ptr, void **base, uint64_t *size, int *device)
 {
     lock();
     struct hd_alloc *a = find_alloc(ptr, 1);
@@ -1596,7 +1496,7 @@ HD_EXPORT int hipdouble_allocation(const void *ptr, void **base, uint64_t *size,
     return a != NULL;
 }
 
-HD_EXPORT int hipdouble_stream_info(const void *stream, int *device, unsigned *flags)
+static int hipdouble_stream_info(const void *stream, int *device, unsigned *flags)
 {
     lock();
     struct hd_stream *s = find_stream((hipStream_t)stream);
@@ -1607,6 +1507,21 @@ HD_EXPORT int hipdouble_stream_info(const void *stream, int *device, unsigned *f
     unlock();
     return s != NULL;
 }
+
+static void defaults(void)
+{
+    st.launch_get = hipdouble_launch_get;
+    st.current_device = hipdouble_current_device;
+    st.live = hipdouble_live;
+    st.allocation = hipdouble_allocation;
+    st.stream_info = hipdouble_stream_info;
+    st.devices[0] = '\0';
+    st.jit_log = NULL;
+    st.nlaunches = 0;
+    hd.npending = 0;
+}
+
+TRD_DOUBLE_DEFINE(st, "hipdouble", defaults)
 
 /* Frees what the process left behind, so that leak checkers see the
  * double's own state as released. */

@@ -1,15 +1,17 @@
-/* hipdouble.h: what the HIP test double (hipdouble.c) lets a test read back.
- * A test dlopens the same library the driver was pointed at and resolves these
- * functions by name (the typedefs below), so it sees the double's own state. */
+/* hipdouble.h: the state of the HIP test double (hipdouble.c), which a test
+ * reaches through the harness (tests/doubles/double.h): it dlopens the library
+ * the driver was pointed at (the same object) and calls its trd_double_state(). */
 #ifndef TRD_TESTS_HIPDOUBLE_H
 #define TRD_TESTS_HIPDOUBLE_H
 
 #include <stdint.h>
 
+#include "tests/doubles/double.h"
+
 #define HIPDOUBLE_MAX_ARGS 32
 #define HIPDOUBLE_KERNARG_BYTES 512
 
-/* Defaults of a device spec (TRDTEST_HIP_DEVICES) without key=value overrides. */
+/* Defaults of a device spec (hipdouble_state.devices) without key=value overrides. */
 #define HIPDOUBLE_MEMORY(i) ((uint64_t)(192 + (i)) << 30)
 #define HIPDOUBLE_SHARED 65536
 #define HIPDOUBLE_THREADS 1024
@@ -38,12 +40,8 @@ struct hipdouble_launch {
     unsigned char kernarg[HIPDOUBLE_KERNARG_BYTES];
 };
 
-typedef void hipdouble_reset_fn(void);
-typedef unsigned hipdouble_calls_fn(const char *function);
-typedef unsigned hipdouble_launch_count_fn(void);
 typedef int hipdouble_launch_get_fn(unsigned index, struct hipdouble_launch *out);
-typedef unsigned hipdouble_violation_count_fn(void);
-typedef const char *hipdouble_violation_fn(unsigned index);
+/* The calling thread's current device. */
 typedef int hipdouble_current_device_fn(void);
 /* "allocations", "streams", "events", "modules": how many are alive. */
 typedef unsigned hipdouble_live_fn(const char *what);
@@ -51,5 +49,26 @@ typedef unsigned hipdouble_live_fn(const char *what);
 typedef int hipdouble_allocation_fn(const void *ptr, void **base, uint64_t *size, int *device);
 /* A stream's device and creation flags: 1, or 0 when it is not a live stream. */
 typedef int hipdouble_stream_info_fn(const void *stream, int *device, unsigned *flags);
+
+/* The double's state: the test sets the configuration (holding common.lock), reads the record through the
+ * functions below (which take the lock). trd_double_reset restores the defaults and empties the record; what is
+ * alive stays alive. */
+struct hipdouble_state {
+    struct trd_double common;   /* calls, faults, violations of HIP's documented rules */
+    /* Read by hipInit: a comma list of devices ARCH/WARP/CUS[/OPTION]..., ARCH the gcnArchName
+     * ("gfx942:sramecc+:xnack-"), OPTION one of coop, cluster, nouuid, mem=BYTES, shared=BYTES, optin=BYTES,
+     * threads=N, pci=TEXT. Empty (the default): no GPU, as ROCm without one (hipInit returns
+     * hipErrorInvalidDevice, hipGetDeviceCount hipErrorNoDevice). */
+    char devices[1024];
+    /* Read by hipModuleLoadDataEx: text written into the error log buffer when a load fails. NULL (the default):
+     * the log buffers are left untouched, as AMD's runtime does. */
+    const char *jit_log;
+    hipdouble_launch_get_fn *launch_get;
+    unsigned nlaunches;
+    hipdouble_current_device_fn *current_device;
+    hipdouble_live_fn *live;
+    hipdouble_allocation_fn *allocation;
+    hipdouble_stream_info_fn *stream_info;
+};
 
 #endif

@@ -35,15 +35,11 @@ static const char *double_lib(int rocm)
     return tu_path("%s/tests/hip/.libs/hipdouble%s.so", tu_builddir(), rocm == 5 ? "5" : "");
 }
 
-/* The double, as the test reads it, and HIP, as an application calls it. */
+/* The double, as the test reads it (tests/doubles/double.h), and HIP, as an application calls it. */
 static struct {
     void *dl;
-    hipdouble_reset_fn *reset;
-    hipdouble_calls_fn *calls;
-    hipdouble_launch_count_fn *launch_count;
+    struct hipdouble_state *st;
     hipdouble_launch_get_fn *launch_get;
-    hipdouble_violation_count_fn *violation_count;
-    hipdouble_violation_fn *violation;
     hipdouble_current_device_fn *current_device;
     hipdouble_live_fn *live;
     hipdouble_allocation_fn *allocation;
@@ -67,18 +63,14 @@ static void double_open(int rocm)
 {
     if (dbl.dl)
         dlclose(dbl.dl);
-    dbl.dl = dlopen(double_lib(rocm), RTLD_NOW | RTLD_LOCAL);
-    ck_assert_msg(dbl.dl != NULL, "dlopen %s: %s", double_lib(rocm), dlerror());
-    *(void **)&dbl.reset = sym("hipdouble_reset");
-    *(void **)&dbl.calls = sym("hipdouble_calls");
-    *(void **)&dbl.launch_count = sym("hipdouble_launch_count");
-    *(void **)&dbl.launch_get = sym("hipdouble_launch_get");
-    *(void **)&dbl.violation_count = sym("hipdouble_violation_count");
-    *(void **)&dbl.violation = sym("hipdouble_violation");
-    *(void **)&dbl.current_device = sym("hipdouble_current_device");
-    *(void **)&dbl.live = sym("hipdouble_live");
-    *(void **)&dbl.allocation = sym("hipdouble_allocation");
-    *(void **)&dbl.stream_info = sym("hipdouble_stream_info");
+    char err[512];
+    dbl.st = trd_double_open(double_lib(rocm), sizeof *dbl.st, &dbl.dl, err, sizeof err);
+    ck_assert_msg(dbl.st != NULL, "%s", err);
+    dbl.launch_get = dbl.st->launch_get;
+    dbl.current_device = dbl.st->current_device;
+    dbl.live = dbl.st->live;
+    dbl.allocation = dbl.st->allocation;
+    dbl.stream_info = dbl.st->stream_info;
     *(void **)&dbl.hipSetDevice = sym("hipSetDevice");
     *(void **)&dbl.hipStreamCreateWithFlags = sym("hipStreamCreateWithFlags");
     *(void **)&dbl.hipStreamDestroy = sym("hipStreamDestroy");
@@ -87,37 +79,76 @@ static void double_open(int rocm)
     *(void **)&dbl.hipStreamEndCapture = sym("hipStreamEndCapture");
 }
 
-static void setup(void)
+static unsigned dbl_calls(const char *function)
 {
-    unsetenv("TRDTEST_HIP_FAIL");
-    unsetenv("TRDTEST_HIP_JIT_LOG");
-    unsetenv("TRDTEST_HIP_DEVICES");
+    return trd_double_calls(&dbl.st->common, function);
+}
+
+static unsigned dbl_launch_count(void)
+{
+    pthread_mutex_lock(&dbl.st->common.lock);
+    unsigned n = dbl.st->nlaunches;
+    pthread_mutex_unlock(&dbl.st->common.lock);
+    return n;
+}
+
+/* Sets the faults (tests/doubles/double.h's syntax): "" none. */
+static void dbl_fail(const char *spec)
+{
+    char err[256];
+    ck_assert_msg(trd_double_fail(&dbl.st->common, spec, err, sizeof err) == 0, "%s", err);
+}
+
+static void dbl_jit_log(const char *log)
+{
+    pthread_mutex_lock(&dbl.st->common.lock);
+    dbl.st->jit_log = log;
+    pthread_mutex_unlock(&dbl.st->common.lock);
+}
+
+/* An empty record (calls, launches, violations), the configuration and faults kept. */
+static void dbl_forget(void)
+{
+    struct hipdouble_state keep = *dbl.st;
+    trd_double_reset_dl(dbl.dl);
+    pthread_mutex_lock(&dbl.st->common.lock);
+    memcpy(dbl.st->devices, keep.devices, sizeof keep.devices);
+    dbl.st->jit_log = keep.jit_log;
+    memcpy(dbl.st->common.faults, keep.common.faults, sizeof keep.common.faults);
+    dbl.st->common.nfaults = keep.common.nfaults;
+    pthread_mutex_unlock(&dbl.st->common.lock);
 }
 
 static void teardown(void)
 {
-    setup();
     if (dbl.dl)
         dlclose(dbl.dl);
-    dbl.dl = NULL;
+    memset(&dbl, 0, sizeof dbl);
 }
 
-/* A runtime with the HIP driver on the double (ROCm 6 or 5) and these devices. */
+/* A runtime with the HIP driver on the double (ROCm 6 or 5), these devices and these faults. */
+static trd_runtime_t *hip_runtime_failing(int rocm, const char *devices, const char *faults)
+{
+    double_open(rocm);
+    snprintf(dbl.st->devices, sizeof dbl.st->devices, "%s", devices);
+    dbl_fail(faults);
+    trd_runtime_t *rt = tu_runtime(hip_module(), tu_path("[driver.hip]\nlibrary = %s\n", double_lib(rocm)));
+    dbl_forget();
+    return rt;
+}
+
 static trd_runtime_t *hip_runtime(int rocm, const char *devices)
 {
-    setenv("TRDTEST_HIP_DEVICES", devices, 1);
-    double_open(rocm);
-    trd_runtime_t *rt = tu_runtime(hip_module(), tu_path("[driver.hip]\nlibrary = %s\n", double_lib(rocm)));
-    dbl.reset();
-    return rt;
+    return hip_runtime_failing(rocm, devices, "");
 }
 
 /* No misuse the real runtime would crash on, and the caller's current device
  * (0 on a new thread) as it was. */
 static void check_clean(void)
 {
-    unsigned n = dbl.violation_count();
-    ck_assert_msg(n == 0, "%u HIP API violations, the first: %s", n, n ? dbl.violation(0) : "");
+    unsigned n = trd_double_violation_count(&dbl.st->common);
+    ck_assert_msg(n == 0, "%u HIP API violations, the first: %s", n,
+                  n ? trd_double_violation_get(&dbl.st->common, 0) : "");
     ck_assert_int_eq(dbl.current_device(), 0);
 }
 
@@ -155,7 +186,7 @@ static trd_driver_info_t driver_info(trd_runtime_t *rt, const char *name)
 static struct hipdouble_launch last_launch(void)
 {
     struct hipdouble_launch l;
-    unsigned n = dbl.launch_count();
+    unsigned n = dbl_launch_count();
     ck_assert_uint_ge(n, 1);
     ck_assert(dbl.launch_get(n - 1, &l));
     return l;
@@ -353,8 +384,7 @@ START_TEST(test_no_device)
     trd_runtime_destroy(rt);
 
     /* another reason hipGetDeviceCount gives is shown the same way */
-    setenv("TRDTEST_HIP_FAIL", "hipGetDeviceCount=35", 1);
-    rt = hip_runtime(6, TWO_GFX942);
+    rt = hip_runtime_failing(6, TWO_GFX942, "hipGetDeviceCount=35");
     di = driver_info(rt, "hip");
     ck_assert_int_eq(di.status, TRD_DRIVER_LOADED);
     ck_assert_str_eq(di.reason, "0 devices: hipErrorInsufficientDriver (35)");
@@ -365,8 +395,7 @@ END_TEST
 /* A device whose properties cannot be read is left out, with the reason. */
 START_TEST(test_device_failure)
 {
-    setenv("TRDTEST_HIP_FAIL", "hipGetDevicePropertiesR0600=999", 1);
-    trd_runtime_t *rt = hip_runtime(6, TWO_GFX942);
+    trd_runtime_t *rt = hip_runtime_failing(6, TWO_GFX942, "hipGetDevicePropertiesR0600=999");
     trd_driver_info_t di = driver_info(rt, "hip");
     ck_assert_uint_eq(di.device_count, 0);
     ck_assert_msg(strstr(di.reason, "hipGetDevicePropertiesR0600") && strstr(di.reason, "hipErrorUnknown (999)"),
@@ -424,7 +453,7 @@ START_TEST(test_triton_add)
     ck_assert_uint_eq(li.spills, 0);
     ck_assert_uint_eq(li.max_threads_per_block, 256);
     ck_assert_uint_eq(li.block_size, 256);
-    ck_assert_uint_eq(dbl.calls("hipModuleLoadDataEx"), 1);
+    ck_assert_uint_eq(dbl_calls("hipModuleLoadDataEx"), 1);
 
     uint64_t seed = 0x5eed;
     int32_t n = (int32_t)(1 + tu_rand(&seed) % 20000);
@@ -442,7 +471,7 @@ START_TEST(test_triton_add)
     TU_OK(trd_stream_native(s, &native));
     TU_OK(launch_add(k, s, NULL, NULL, &b, n, grid, 1, NULL, NULL));
     TU_OK(trd_stream_synchronize(s));
-    ck_assert_uint_eq(dbl.launch_count(), 1);
+    ck_assert_uint_eq(dbl_launch_count(), 1);
     struct hipdouble_launch l = last_launch();
     ck_assert_str_eq(l.api, "hipModuleLaunchKernel");
     ck_assert_ptr_eq(l.stream, native);
@@ -487,7 +516,7 @@ START_TEST(test_kernel_fault)
     trd_stream_t *s;
     TU_OK(trd_stream_create(dev, &s));
     TU_OK(launch_add(k, s, NULL, NULL, &b, 1024, 1, 1, NULL, NULL));
-    setenv("TRDTEST_HIP_FAIL", "hipStreamSynchronize=700,hipModuleLaunchKernel=700", 1);
+    dbl_fail("hipStreamSynchronize=700,hipModuleLaunchKernel=700");
     TU_FAILS(trd_stream_synchronize(s), TRD_ERR_DEVICE, "hipErrorIllegalAddress (700)");
     ck_assert_msg(strstr(trd_error_message(), "the kernel read or wrote outside its buffers: a buffer may be smaller "
                                               "than the grid") &&
@@ -497,10 +526,10 @@ START_TEST(test_kernel_fault)
              "launching kernel 'add_kernel' on hip:0: ");
     ck_assert_msg(strstr(trd_error_message(), "hipErrorIllegalAddress (700)") &&
                       strstr(trd_error_message(), "outside its buffers"), "%s", trd_error_message());
-    setenv("TRDTEST_HIP_FAIL", "hipStreamSynchronize=719", 1);
+    dbl_fail("hipStreamSynchronize=719");
     TU_FAILS(trd_stream_synchronize(s), TRD_ERR_DEVICE, "hipErrorLaunchFailure (719)");
     ck_assert_msg(strstr(trd_error_message(), "the kernel faulted on the device"), "%s", trd_error_message());
-    unsetenv("TRDTEST_HIP_FAIL");
+    dbl_fail("");
     trd_stream_destroy(s);
     bufs_free(&b);
     trd_kernel_destroy(k);
@@ -685,8 +714,8 @@ START_TEST(test_empty_grid)
     bufs_alloc(dev, 16, &b);
     TU_OK(launch_add(k, NULL, dev, NULL, &b, 16, 0, 1, NULL, NULL));
     TU_OK(launch_add(k, NULL, dev, NULL, &b, 16, 4, 0, NULL, NULL));
-    ck_assert_uint_eq(dbl.launch_count(), 0);
-    ck_assert_uint_eq(dbl.calls("hipModuleLaunchKernel"), 0);
+    ck_assert_uint_eq(dbl_launch_count(), 0);
+    ck_assert_uint_eq(dbl_calls("hipModuleLaunchKernel"), 0);
     bufs_free(&b);
     trd_kernel_destroy(k);
     check_clean();
@@ -710,7 +739,7 @@ START_TEST(test_scratch)
     trd_stream_t *s;
     TU_OK(trd_stream_create(dev, &s));
     TU_OK(trd_kernel_load(k, dev, NULL));
-    unsigned mallocs = dbl.calls("hipMalloc");
+    unsigned mallocs = dbl_calls("hipMalloc");
 
     TU_OK(launch_add(k, s, NULL, NULL, &b, 1024, 5, 2, NULL, NULL));
     struct hipdouble_launch l = last_launch();
@@ -728,14 +757,14 @@ START_TEST(test_scratch)
     ck_assert(ps >= gs + 10 * 96); /* the profile region does not overlap the global one */
     ck_assert(dbl.allocation(ps, &base, &size, &adev));
     ck_assert_uint_ge((uint64_t)((char *)base + size - ps), 10 * 40);
-    ck_assert_uint_eq(dbl.calls("hipMalloc"), mallocs + 1);
+    ck_assert_uint_eq(dbl_calls("hipMalloc"), mallocs + 1);
     check_add_args(&l, &b, 1024, gs, ps);
 
     /* reused: no allocation on the next launch */
     TU_OK(launch_add(k, s, NULL, NULL, &b, 1024, 5, 2, NULL, NULL));
     l = last_launch();
     ck_assert_ptr_eq(kernarg_ptr(&l, 32), gs);
-    ck_assert_uint_eq(dbl.calls("hipMalloc"), mallocs + 1);
+    ck_assert_uint_eq(dbl_calls("hipMalloc"), mallocs + 1);
 
     /* a larger grid grows it; the old block stays until the stream is synchronized */
     unsigned live = dbl.live("allocations");
@@ -744,18 +773,18 @@ START_TEST(test_scratch)
     char *gs2 = kernarg_ptr(&l, 32);
     ck_assert(dbl.allocation(gs2, &base, &size, &adev));
     ck_assert_uint_ge((uint64_t)((char *)base + size - gs2), (uint64_t)100000 * 96);
-    ck_assert_uint_eq(dbl.calls("hipMalloc"), mallocs + 2);
+    ck_assert_uint_eq(dbl_calls("hipMalloc"), mallocs + 2);
     ck_assert_uint_eq(dbl.live("allocations"), live + 1);
-    unsigned frees = dbl.calls("hipFree");
+    unsigned frees = dbl_calls("hipFree");
     TU_OK(trd_stream_synchronize(s));
-    ck_assert_uint_eq(dbl.calls("hipFree"), frees + 1);
+    ck_assert_uint_eq(dbl_calls("hipFree"), frees + 1);
     ck_assert_uint_eq(dbl.live("allocations"), live);
 
     /* the caller's scratch is used as given */
     TU_OK(launch_add(k, s, NULL, NULL, &b, 1024, 5, 2, b.ax, b.ay));
     l = last_launch();
     check_add_args(&l, &b, 1024, b.ax, b.ay);
-    ck_assert_uint_eq(dbl.calls("hipMalloc"), mallocs + 2);
+    ck_assert_uint_eq(dbl_calls("hipMalloc"), mallocs + 2);
 
     /* a caller's own stream: an arena of its own, reused */
     void *native = NULL;
@@ -771,7 +800,7 @@ START_TEST(test_scratch)
     TU_OK(launch_add(k, NULL, dev, native, &b, 1024, 3, 1, NULL, NULL));
     l = last_launch();
     ck_assert_ptr_eq(kernarg_ptr(&l, 32), gs3);
-    ck_assert_uint_eq(dbl.calls("hipMalloc"), mallocs + 3);
+    ck_assert_uint_eq(dbl_calls("hipMalloc"), mallocs + 3);
 
     trd_stream_destroy(s);
     bufs_free(&b);
@@ -796,14 +825,14 @@ START_TEST(test_foreign_stream)
     ck_assert_int_eq(dbl.hipSetDevice(1), 0);
     ck_assert_int_eq(dbl.hipStreamCreateWithFlags(&native, 0), 0);
     ck_assert_int_eq(dbl.hipSetDevice(0), 0);
-    dbl.reset();
+    dbl_forget();
 
     TU_OK(launch_add(k, NULL, dev1, native, &b, 2048, 2, 1, NULL, NULL));
     struct hipdouble_launch l = last_launch();
     ck_assert_ptr_eq(l.stream, native);
     ck_assert_int_eq(l.device, 1);
     ck_assert_int_eq(l.current_device, 0);
-    ck_assert_uint_eq(dbl.calls("hipSetDevice"), 0);
+    ck_assert_uint_eq(dbl_calls("hipSetDevice"), 0);
     check_add_args(&l, &b, 2048, NULL, NULL);
 
     /* wrapped, the same */
@@ -812,9 +841,9 @@ START_TEST(test_foreign_stream)
     TU_OK(launch_add(k, w, NULL, NULL, &b, 2048, 2, 1, NULL, NULL));
     l = last_launch();
     ck_assert_ptr_eq(l.stream, native);
-    ck_assert_uint_eq(dbl.calls("hipSetDevice"), 0);
+    ck_assert_uint_eq(dbl_calls("hipSetDevice"), 0);
     trd_stream_destroy(w);
-    ck_assert_uint_eq(dbl.calls("hipStreamDestroy"), 0); /* the caller's to destroy */
+    ck_assert_uint_eq(dbl_calls("hipStreamDestroy"), 0); /* the caller's to destroy */
 
     /* the NULL stream is the current device's: device 1 for the launch, then
      * the caller's device 0 again */
@@ -868,7 +897,7 @@ START_TEST(test_cooperative)
     bufs_alloc(device(rt, "hip:0"), 1024, &b);
     TU_FAILS(launch_add(k, NULL, device(rt, "hip:0"), NULL, &b, 1024, 8, 1, NULL, NULL), TRD_ERR_UNSUPPORTED,
              "hipModuleLaunchCooperativeKernel");
-    ck_assert_uint_eq(dbl.launch_count(), 0);
+    ck_assert_uint_eq(dbl_launch_count(), 0);
     bufs_free(&b);
     trd_kernel_destroy(k);
     check_clean();
@@ -928,12 +957,12 @@ START_TEST(test_out_of_memory)
     TU_FAILS(trd_buffer_alloc(dev, 2 << 20, &buf), TRD_ERR_NO_MEMORY, "hipErrorOutOfMemory (2)");
     ck_assert_ptr_null(buf);
     /* and injected */
-    setenv("TRDTEST_HIP_FAIL", "hipMalloc=2", 1);
+    dbl_fail("hipMalloc=2");
     TU_FAILS(trd_buffer_alloc(dev, 64, &buf), TRD_ERR_NO_MEMORY, "hipMalloc");
     ck_assert_msg(strstr(trd_error_message(), "hipErrorOutOfMemory") && strstr(trd_error_message(), "hip:0"), "%s",
                   trd_error_message());
     ck_assert_ptr_null(buf);
-    unsetenv("TRDTEST_HIP_FAIL");
+    dbl_fail("");
     TU_OK(trd_buffer_alloc(dev, 64, &buf));
     trd_buffer_free(buf);
     check_clean();
@@ -946,8 +975,8 @@ START_TEST(test_invalid_image)
     trd_runtime_t *rt = hip_runtime(6, TWO_GFX942);
     trd_device_t *dev = device(rt, "hip:0");
     /* HIP rejects the image and writes a JIT log */
-    setenv("TRDTEST_HIP_FAIL", "hipModuleLoadDataEx=200", 1);
-    setenv("TRDTEST_HIP_JIT_LOG", "error: ELF relocation out of range", 1);
+    dbl_fail("hipModuleLoadDataEx=200");
+    dbl_jit_log("error: ELF relocation out of range");
     trd_kernel_t *k = triton_add(rt);
     TU_FAILS(trd_kernel_load(k, dev, NULL), TRD_ERR_FORMAT, "hipErrorInvalidImage (200)");
     const char *m = trd_error_message();
@@ -956,15 +985,15 @@ START_TEST(test_invalid_image)
                   "%s", m);
     trd_kernel_destroy(k);
     /* AMD's runtime leaves the log buffers untouched: no log, no garbage */
-    unsetenv("TRDTEST_HIP_JIT_LOG");
+    dbl_jit_log(NULL);
     k = triton_add(rt);
     TU_FAILS(trd_kernel_load(k, dev, NULL), TRD_ERR_FORMAT, "hipErrorInvalidImage (200)");
     ck_assert_msg(!strstr(trd_error_message(), "JIT log"), "%s", trd_error_message());
     trd_kernel_destroy(k);
-    unsetenv("TRDTEST_HIP_FAIL");
+    dbl_fail("");
 
     /* bytes that are no code object */
-    setenv("TRDTEST_HIP_JIT_LOG", "comgr", 1);
+    dbl_jit_log("comgr");
     char junk[256];
     memset(junk, 0x5a, sizeof junk);
     trd_kernel_desc_t d = {.struct_size = sizeof d, .source = TRD_SOURCE_IMAGE, .data = junk, .size = sizeof junk,
@@ -1007,7 +1036,7 @@ START_TEST(test_block_limits)
     /* 32 x 64 = 2048 threads; the device allows 1024 */
     k = raw_kernel(rt, gfx942_hsaco(), "hip:gfx942", NULL, add_meta("gfx942", 64, 32, 1, NULL));
     TU_FAILS(trd_kernel_load(k, dev, NULL), TRD_ERR_LIMIT, "2048 threads per block");
-    ck_assert_uint_eq(dbl.calls("hipModuleLoadDataEx"), 1);
+    ck_assert_uint_eq(dbl_calls("hipModuleLoadDataEx"), 1);
     trd_kernel_destroy(k);
     check_clean();
     check_released(rt);
@@ -1100,7 +1129,7 @@ START_TEST(test_streams_events_memory)
     trd_buffer_free(a);
     trd_buffer_free(b);
     trd_stream_destroy(s);
-    ck_assert_uint_eq(dbl.calls("hipStreamDestroy"), 1);
+    ck_assert_uint_eq(dbl_calls("hipStreamDestroy"), 1);
     check_clean();
     check_released(rt);
 }
@@ -1132,12 +1161,12 @@ START_TEST(test_queued_work)
     TU_OK(trd_event_create(dev, &e));
     TU_OK(launch_add(k, s, NULL, NULL, &b, 2048, 2, 1, NULL, NULL));
     TU_OK(trd_event_record(e, s));
-    setenv("TRDTEST_HIP_FAIL", "hipStreamSynchronize=700,hipEventSynchronize=700", 1);
+    dbl_fail("hipStreamSynchronize=700,hipEventSynchronize=700");
     TU_FAILS(trd_stream_synchronize(s), TRD_ERR_DEVICE,
              "synchronizing a stream of hip:0 (its last launch: kernel 'add_kernel'): hipStreamSynchronize on hip:0");
     TU_FAILS(trd_event_synchronize(e), TRD_ERR_DEVICE,
              "synchronizing an event of hip:0 (recorded after kernel 'add_kernel'): hipEventSynchronize");
-    unsetenv("TRDTEST_HIP_FAIL");
+    dbl_fail("");
     trd_kernel_destroy(k);
     trd_event_destroy(e);
     bufs_free(&b);
@@ -1173,11 +1202,11 @@ START_TEST(test_stream_capturing)
     TU_OK(capturing(w->h, &cap));
     ck_assert_int_eq(cap, 0);
 
-    setenv("TRDTEST_HIP_FAIL", "hipStreamIsCapturing=400", 1);
+    dbl_fail("hipStreamIsCapturing=400");
     cap = -1;
     TU_FAILS(capturing(w->h, &cap), TRD_ERR_INVALID_ARGUMENT, "hipStreamIsCapturing");
     ck_assert_int_eq(cap, -1); /* out-parameters only on success */
-    unsetenv("TRDTEST_HIP_FAIL");
+    dbl_fail("");
 
     trd_stream_destroy(w);
     ck_assert_int_eq(dbl.hipStreamDestroy(native), 0);
@@ -1231,7 +1260,7 @@ START_TEST(test_threads)
         pthread_join(t[i], NULL);
         ck_assert_msg(w[i].st == TRD_OK, "thread %d: %s", i, trd_status_name(w[i].st));
     }
-    ck_assert_uint_eq(dbl.launch_count(), THREADS * PER_THREAD);
+    ck_assert_uint_eq(dbl_launch_count(), THREADS * PER_THREAD);
     int next[THREADS] = {0};
     for (unsigned i = 0; i < THREADS * PER_THREAD; i++) {
         struct hipdouble_launch l;
@@ -1257,13 +1286,47 @@ START_TEST(test_threads)
 }
 END_TEST
 
+/* The double catches a caller's mistake, through the harness's log: a function looked up with another device
+ * current than its module's. */
+START_TEST(test_double_logs_a_broken_rule)
+{
+    trd_runtime_t *rt = hip_runtime(6, TWO_GFX942);
+    FILE *f = fopen(gfx942_hsaco(), "rb");
+    ck_assert_ptr_nonnull(f);
+    static char image[1 << 20];
+    size_t n = fread(image, 1, sizeof image, f);
+    fclose(f);
+    ck_assert_uint_gt(n, 0);
+    int (*load)(void **module, const void *image, unsigned n, void *options, void **values);
+    int (*get)(void **function, void *module, const char *name);
+    int (*unload)(void *module);
+    *(void **)&load = sym("hipModuleLoadDataEx");
+    *(void **)&get = sym("hipModuleGetFunction");
+    *(void **)&unload = sym("hipModuleUnload");
+    void *m = NULL, *fn = NULL;
+    ck_assert_int_eq(load(&m, image, 0, NULL, NULL), 0);
+    check_clean();
+    ck_assert_int_eq(dbl.hipSetDevice(1), 0);
+    get(&fn, m, "add_kernel");
+    ck_assert_int_eq(dbl.hipSetDevice(0), 0);
+    ck_assert_uint_eq(trd_double_violation_count(&dbl.st->common), 1);
+    ck_assert_str_eq(trd_double_violation_get(&dbl.st->common, 0),
+                     "hipModuleGetFunction('add_kernel') with device 1 current, its module loaded on device 0");
+    ck_assert_int_eq(unload(m), 0);
+    dbl_forget();
+    check_clean();
+    check_released(rt);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("hip");
     TCase *tc = tcase_create("double");
-    tcase_add_checked_fixture(tc, setup, teardown);
+    tcase_add_checked_fixture(tc, NULL, teardown);
     tcase_add_loop_test(tc, test_enumeration, 0, 2);
     tcase_add_test(tc, test_no_device);
+    tcase_add_test(tc, test_double_logs_a_broken_rule);
     tcase_add_test(tc, test_device_failure);
     tcase_add_test(tc, test_library_not_found);
     tcase_add_test(tc, test_triton_add);

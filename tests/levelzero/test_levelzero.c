@@ -25,13 +25,13 @@
 #include <unistd.h>
 
 #include <level_zero/ze_api.h>
+#include <level_zero/ze_ddi.h>
 
 #include "tests/levelzero/zetest.h"
 #include "tests/testutil.h"
 
-extern char **environ;
 
-static const struct zetest_state *S;
+static struct zetest_state *S; /* the test driver's, through tests/doubles/double.h */
 static trd_config_t *config; /* the runtime's, destroyed by finish() */
 
 static const char *zt_path(void)
@@ -55,33 +55,29 @@ static int forked(void)
     return !(f && strcmp(f, "no") == 0);
 }
 
+/* Sets the faults (tests/doubles/double.h's syntax): "" none. */
+static void zt_fail(const char *spec)
+{
+    char err[256];
+    ck_assert_msg(trd_double_fail(&S->common, spec, err, sizeof err) == 0, "%s", err);
+}
+
 /* Every test starts from the test driver's defaults. */
+static void *zt_dl;
+
 static void setup(void)
 {
-    char *names[64];
-    int n = 0;
-    for (char **e = environ; *e && n < 64; e++)
-        if (strncmp(*e, "TRDTEST_ZE_", 11) == 0)
-            names[n++] = strndup(*e, strcspn(*e, "="));
-    for (int i = 0; i < n; i++) {
-        unsetenv(names[i]);
-        free(names[i]);
-    }
     unsetenv("ZE_ENABLE_LOADER_INTERCEPT");
-    void *dl = dlopen(zt_path(), RTLD_NOW | RTLD_LOCAL);
-    ck_assert_msg(dl != NULL, "cannot open the test driver: %s", dlerror());
-    zetest_state_fn state;
-    zetest_reset_fn reset;
-    *(void **)&state = dlsym(dl, "zetest_state");
-    *(void **)&reset = dlsym(dl, "zetest_reset");
-    ck_assert(state && reset);
-    reset();
-    S = state();
+    char err[512];
+    S = trd_double_open(zt_path(), sizeof *S, &zt_dl, err, sizeof err);
+    ck_assert_msg(S != NULL, "cannot open the test driver: %s", err);
 }
 
 static void no_violations(void)
 {
-    ck_assert_msg(S->violations == 0, "%u Level Zero contract violations, first: %s", S->violations, S->violation);
+    unsigned n = trd_double_violation_count(&S->common);
+    ck_assert_msg(n == 0, "%u Level Zero contract violations, first: %s", n,
+                  n ? trd_double_violation_get(&S->common, 0) : "");
 }
 
 /* Destroys the runtime and checks that every Level Zero object went away. */
@@ -274,7 +270,7 @@ static const trd_driver_info_t *levelzero_info(trd_runtime_t *rt, trd_driver_inf
 
 START_TEST(test_enumerate_props)
 {
-    setenv("TRDTEST_ZE_DEVICES", "2", 1);
+    S->devices = 2;
     trd_runtime_t *rt = runtime();
     trd_driver_info_t info;
     levelzero_info(rt, &info);
@@ -322,9 +318,9 @@ END_TEST
 START_TEST(test_props_without_extensions)
 {
     /* No PCI extension: no address (and the call is not made); other vendor. */
-    setenv("TRDTEST_ZE_NO_PCI", "1", 1);
-    setenv("TRDTEST_ZE_VENDOR_ID", "0x1234", 1);
-    setenv("TRDTEST_ZE_SUBGROUPS", "8,16,32", 1);
+    S->no_pci = 1;
+    S->vendor_id = 0x1234;
+    S->sub_groups[0] = 8, S->sub_groups[1] = 16, S->sub_groups[2] = 32, S->nsub_groups = 3;
     trd_runtime_t *rt = runtime();
     trd_device_props_t p = {.struct_size = sizeof p};
     TU_OK(trd_device_get_props(device(rt, "levelzero:0"), &p));
@@ -338,8 +334,8 @@ END_TEST
 START_TEST(test_device_skipped_note)
 {
     /* device 1's properties fail: device 0 stays, the note says why 1 is gone */
-    setenv("TRDTEST_ZE_DEVICES", "2", 1);
-    setenv("TRDTEST_ZE_FAIL", "zeDeviceGetProperties:0x70000001:1", 1);
+    S->devices = 2;
+    zt_fail("zeDeviceGetProperties#2=0x70000001");
     trd_runtime_t *rt = runtime();
     trd_driver_info_t info;
     levelzero_info(rt, &info);
@@ -348,7 +344,7 @@ START_TEST(test_device_skipped_note)
                                   "(0x70000001)");
     finish(rt);
     /* every device fails: 0 devices, and why */
-    setenv("TRDTEST_ZE_FAIL", "zeDeviceGetProperties:0x70000001", 1);
+    zt_fail("zeDeviceGetProperties=0x70000001");
     rt = runtime();
     levelzero_info(rt, &info);
     ck_assert_uint_eq(info.device_count, 0);
@@ -367,7 +363,7 @@ START_TEST(test_init_failure_note)
         tu_skip("test_init_failure_note", "needs a process of its own (the loader keeps the first zeInit result)");
         return;
     }
-    setenv("TRDTEST_ZE_INIT_RESULT", "0x70000001", 1);
+    S->init_result = 0x70000001;
     trd_runtime_t *rt = runtime();
     trd_driver_info_t info;
     levelzero_info(rt, &info);
@@ -404,7 +400,7 @@ END_TEST
 
 START_TEST(test_launch_add_bundle)
 {
-    setenv("TRDTEST_ZE_SPILL_BYTES", "4096", 1);
+    S->spill_bytes = 4096;
     trd_runtime_t *rt = runtime();
     trd_device_t *dev = device(rt, "levelzero:0");
     size_t size;
@@ -555,7 +551,7 @@ START_TEST(test_second_device)
 {
     /* Each device has its own context and its own compute queue group
      * (device 1's is ordinal 0); a kernel loads for each device. */
-    setenv("TRDTEST_ZE_DEVICES", "2", 1);
+    S->devices = 2;
     trd_runtime_t *rt = runtime();
     trd_device_t *d0 = device(rt, "levelzero:0"), *d1 = device(rt, "levelzero:1");
     trd_kernel_t *k = fixture_kernel(rt, "slm_kernel", "*fp32,*fp32,i32,fp32,i64", NULL, NULL);
@@ -694,8 +690,8 @@ END_TEST
 
 START_TEST(test_build_failure_log)
 {
-    setenv("TRDTEST_ZE_FAIL", "zeModuleCreate:0x70000004", 1);
-    setenv("TRDTEST_ZE_BUILD_LOG", "error: total scratch space exceeds HW supported limit", 1);
+    zt_fail("zeModuleCreate=0x70000004");
+    snprintf(S->build_log, sizeof S->build_log, "error: total scratch space exceeds HW supported limit");
     trd_runtime_t *rt = runtime();
     trd_device_t *dev = device(rt, "levelzero:0");
     trd_kernel_t *k = fixture_kernel(rt, "add_kernel", "*fp32,*fp32,*fp32,i32", NULL, NULL);
@@ -951,7 +947,7 @@ END_TEST
 
 START_TEST(test_free_without_policy)
 {
-    setenv("TRDTEST_ZE_NO_FREE_POLICY", "1", 1);
+    S->no_free_policy = 1;
     trd_runtime_t *rt = runtime();
     trd_device_t *dev = device(rt, "levelzero:0");
     trd_buffer_t *a = buffer(dev, 64, NULL);
@@ -968,7 +964,7 @@ START_TEST(test_queued_work)
     /* trident.h's lifetimes: an event, a kernel and buffers go while work that uses them is queued; the driver
      * waits before Level Zero destroys or frees what a command may still use (the test driver checks it), here
      * without the blocking free policy */
-    setenv("TRDTEST_ZE_NO_FREE_POLICY", "1", 1);
+    S->no_free_policy = 1;
     trd_runtime_t *rt = runtime();
     trd_device_t *dev = device(rt, "levelzero:0");
     trd_kernel_t *k = fixture_kernel(rt, "add_kernel", "*fp32,*fp32,*fp32,i32", NULL, NULL);
@@ -993,11 +989,11 @@ START_TEST(test_queued_work)
     /* a failure the synchronize reports names the kernel that ran last on the stream */
     k = fixture_kernel(rt, "add_kernel", "*fp32,*fp32,*fp32,i32", NULL, NULL);
     TU_OK(trd_kernel_launch(k, &l));
-    setenv("TRDTEST_ZE_FAIL", "zeCommandListAppendBarrier:0x70000001", 1);
+    zt_fail("zeCommandListAppendBarrier=0x70000001");
     TU_FAILS(trd_stream_synchronize(s), TRD_ERR_DEVICE,
              "synchronizing a stream of levelzero:0 (its last launch: kernel 'add_kernel'): synchronizing a stream of "
              "levelzero:0: zeCommandListAppendBarrier failed: ZE_RESULT_ERROR_DEVICE_LOST");
-    unsetenv("TRDTEST_ZE_FAIL");
+    zt_fail("");
     TU_OK(trd_stream_synchronize(s));
     trd_kernel_destroy(k);
     trd_buffer_free(o);
@@ -1008,7 +1004,7 @@ END_TEST
 
 START_TEST(test_alloc_error_mapping)
 {
-    setenv("TRDTEST_ZE_FAIL", "zeMemAllocDevice:0x70000003", 1);
+    zt_fail("zeMemAllocDevice=0x70000003");
     trd_runtime_t *rt = runtime();
     trd_device_t *dev = device(rt, "levelzero:0");
     trd_buffer_t *b = NULL;
@@ -1023,7 +1019,7 @@ END_TEST
 START_TEST(test_launch_error_mapping)
 {
     /* a failing append: the result's name, the geometry, no state left behind */
-    setenv("TRDTEST_ZE_FAIL", "zeCommandListAppendLaunchKernel:0x70000001", 1);
+    zt_fail("zeCommandListAppendLaunchKernel=0x70000001");
     trd_runtime_t *rt = runtime();
     trd_device_t *dev = device(rt, "levelzero:0");
     trd_kernel_t *k = fixture_kernel(rt, "add_kernel", "*fp32,*fp32,*fp32,i32", NULL, NULL);
@@ -1037,17 +1033,17 @@ START_TEST(test_launch_error_mapping)
     /* a lost device (what a kernel's page fault causes) says so, here and at a synchronize */
     ck_assert_msg(strstr(trd_error_message(), "; the device was lost, as when a kernel faults: the kernel read or "
                                               "wrote outside its buffers"), "%s", trd_error_message());
-    unsetenv("TRDTEST_ZE_FAIL");
+    zt_fail("");
     trd_stream_t *s;
     TU_OK(trd_stream_create(dev, &s));
     l.device = NULL;
     l.stream = s;
     TU_OK(trd_kernel_launch(k, &l));
-    setenv("TRDTEST_ZE_FAIL", "zeEventHostSynchronize:0x70000001", 1);
+    zt_fail("zeEventHostSynchronize=0x70000001");
     TU_FAILS(trd_stream_synchronize(s), TRD_ERR_DEVICE,
              "synchronizing a stream of levelzero:0: zeEventHostSynchronize failed: ZE_RESULT_ERROR_DEVICE_LOST "
              "(0x70000001); the device was lost, as when a kernel faults: the kernel read or wrote outside its buffers");
-    unsetenv("TRDTEST_ZE_FAIL");
+    zt_fail("");
     trd_stream_destroy(s);
     trd_kernel_destroy(k);
     finish(rt);
@@ -1056,7 +1052,7 @@ END_TEST
 
 START_TEST(test_context_error_mapping)
 {
-    setenv("TRDTEST_ZE_FAIL", "zeContextCreate:0x70000002", 1);
+    zt_fail("zeContextCreate=0x70000002");
     trd_runtime_t *rt = runtime();
     trd_device_t *dev = device(rt, "levelzero:0");
     trd_buffer_t *b = NULL;
@@ -1106,17 +1102,17 @@ START_TEST(test_event_timing)
         ck_assert_double_eq_tol(timed_launch(), 1.0, 1e-9);
         break;
     case 1: /* a 1.1 driver reports ns per tick: round(1e9 / 19.2e6) = 52 ns */
-        setenv("TRDTEST_ZE_API_VERSION", "1.1", 1);
+        S->api_1_1 = 1;
         ck_assert_double_eq_tol(timed_launch(), 19200 * 52 / 1e6, 1e-9);
         break;
     case 2: /* a 32-bit counter wrapping between the two stamps */
-        setenv("TRDTEST_ZE_TIMER_BITS", "32", 1);
-        setenv("TRDTEST_ZE_TIMER_START", "0xffffff00", 1);
+        S->timer_bits = 32;
+        S->timer_start = 0xffffff00;
         ck_assert_double_eq_tol(timed_launch(), 1.0, 1e-9);
         break;
     case 3: /* 500 kHz, 2500 ticks: 5 ms */
-        setenv("TRDTEST_ZE_TIMER_HZ", "500000", 1);
-        setenv("TRDTEST_ZE_TICKS_PER_LAUNCH", "2500", 1);
+        S->timer_hz = 500000;
+        S->ticks_per_launch = 2500;
         ck_assert_double_eq_tol(timed_launch(), 5.0, 1e-9);
         break;
     default:
@@ -1345,12 +1341,43 @@ START_TEST(test_loader_intercept)
 }
 END_TEST
 
+/* The test driver catches a caller's mistake, through the harness's log: a handle that is no context passed to
+ * zeContextDestroy (called through the driver's own dispatch table, as the loader does). */
+START_TEST(test_double_logs_a_broken_rule)
+{
+    ze_result_t (*get_driver)(ze_api_version_t, ze_driver_dditable_t *);
+    ze_result_t (*get_context)(ze_api_version_t, ze_context_dditable_t *);
+    *(void **)&get_driver = dlsym(zt_dl, "zeGetDriverProcAddrTable");
+    *(void **)&get_context = dlsym(zt_dl, "zeGetContextProcAddrTable");
+    ck_assert(get_driver && get_context);
+    ze_driver_dditable_t dt;
+    ze_context_dditable_t ct;
+    ck_assert_int_eq(get_driver(ZE_API_VERSION_1_0, &dt), ZE_RESULT_SUCCESS);
+    ck_assert_int_eq(get_context(ZE_API_VERSION_1_0, &ct), ZE_RESULT_SUCCESS);
+    uint32_t n = 1;
+    ze_driver_handle_t drv;
+    ck_assert_int_eq(dt.pfnGet(&n, &drv), ZE_RESULT_SUCCESS);
+    ze_context_desc_t desc = {.stype = ZE_STRUCTURE_TYPE_CONTEXT_DESC};
+    ze_context_handle_t ctx;
+    ck_assert_int_eq(ct.pfnCreate(drv, &desc, &ctx), ZE_RESULT_SUCCESS);
+    no_violations();
+    ck_assert_int_eq(ct.pfnDestroy((ze_context_handle_t)drv), ZE_RESULT_ERROR_INVALID_NULL_HANDLE);
+    ck_assert_uint_eq(trd_double_violation_count(&S->common), 1);
+    ck_assert_str_eq(trd_double_violation_get(&S->common, 0), "zt_context_destroy: invalid or destroyed handle");
+    ck_assert_uint_eq(trd_double_calls(&S->common, "zeContextCreate"), 1);
+    ck_assert_int_eq(S->live_contexts, 1);
+    ck_assert_int_eq(ct.pfnDestroy(ctx), ZE_RESULT_SUCCESS);
+    ck_assert_int_eq(S->live_contexts, 0);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("levelzero");
     TCase *t = tcase_create("levelzero");
     tcase_add_checked_fixture(t, setup, NULL);
     tcase_add_test(t, test_enumerate_props);
+    tcase_add_test(t, test_double_logs_a_broken_rule);
     tcase_add_test(t, test_props_without_extensions);
     tcase_add_test(t, test_device_skipped_note);
     tcase_add_test(t, test_init_failure_note);

@@ -1,5 +1,5 @@
 /* zetest.h: what the Level Zero test driver (zetest_driver.c) records, read
- * by the tests through its exported zetest_state() after dlopening it.
+ * by the tests through the doubles harness (tests/doubles/double.h).
  *
  * The test driver is a Level Zero *driver* library: the real loader
  * (libze_loader.so.1) loads it through ZE_ENABLE_ALT_DRIVERS and calls it
@@ -10,27 +10,17 @@
  * until the host has seen a later command of the list complete: destroying
  * or freeing what such a command uses is a violation).
  *
- * Configuration, read at each call (so each test sets its own):
- *   TRDTEST_ZE_DEVICES          devices exposed: 1 (default) or 2
- *   TRDTEST_ZE_NAME             device 0's name
- *   TRDTEST_ZE_VENDOR_ID        device 0's vendorId (default 0x8086)
- *   TRDTEST_ZE_SUBGROUPS        device 0's sub-group sizes ("16,32")
- *   TRDTEST_ZE_NO_PCI=1         do not offer ZE_extension_pci_properties
- *   TRDTEST_ZE_NO_FREE_POLICY=1 do not offer ZE_extension_memory_free_policies
- *   TRDTEST_ZE_API_VERSION      "1.1": timerResolution in ns (default 1.4: in Hz)
- *   TRDTEST_ZE_TIMER_HZ         the fake timer's frequency (default 19200000)
- *   TRDTEST_ZE_TIMER_START      its first value (default 1000)
- *   TRDTEST_ZE_TIMER_BITS       timestampValidBits (default 64)
- *   TRDTEST_ZE_TICKS_PER_LAUNCH how far a kernel launch advances it (default 19200)
- *   TRDTEST_ZE_SPILL_BYTES      spillMemSize of every kernel (default 0)
- *   TRDTEST_ZE_INIT_RESULT      what the driver's zeInit returns (hex)
- *   TRDTEST_ZE_FAIL             "zeCall:0xRESULT[:N],...": the call fails with
- *                               RESULT after N successful calls (default 0)
- *   TRDTEST_ZE_BUILD_LOG        the build log of an injected build failure */
+ * Configuration, faults, call counts and violations: struct zetest_state,
+ * reached in-process through tests/doubles/double.h (the test dlopens the
+ * library the loader was pointed at, the same object, and calls its
+ * trd_double_state()); the configuration is read at each call, so each test
+ * sets its own after trd_double_reset. */
 #ifndef TRD_TESTS_LEVELZERO_ZETEST_H
 #define TRD_TESTS_LEVELZERO_ZETEST_H
 
 #include <stdint.h>
+
+#include "tests/doubles/double.h"
 
 #define ZETEST_MAX_ARGS 32
 #define ZETEST_MAX_LAUNCHES 512
@@ -67,7 +57,27 @@ struct zetest_build {
     uint64_t context;
 };
 
+#define ZETEST_MAX_SUB_GROUPS 8
+
 struct zetest_state {
+    struct trd_double common;   /* calls, faults, violations of the Level Zero specification */
+    /* Configuration (trd_double_reset: the defaults given). */
+    uint32_t devices;           /* devices exposed: 1 (default) or 2 */
+    char name[128];             /* device 0's name (a Data Center GPU Max 1100's) */
+    uint32_t vendor_id;         /* device 0's vendorId (0x8086) */
+    uint32_t sub_groups[ZETEST_MAX_SUB_GROUPS]; /* device 0's sub-group sizes (16, 32) */
+    uint32_t nsub_groups;
+    uint32_t no_pci;            /* do not offer ZE_extension_pci_properties */
+    uint32_t no_free_policy;    /* do not offer ZE_extension_memory_free_policies */
+    uint32_t api_1_1;           /* a 1.1 driver: timerResolution in ns (default 1.4: in Hz) */
+    uint64_t timer_hz;          /* the fake timer's frequency (19200000) */
+    uint64_t timer_start;       /* its first value (1000) */
+    uint32_t timer_bits;        /* timestampValidBits (64) */
+    uint64_t ticks_per_launch;  /* how far a kernel launch advances it (19200) */
+    uint32_t spill_bytes;       /* spillMemSize of every kernel (0) */
+    uint32_t init_result;       /* what the driver's zeInit returns (0: as it would) */
+    char build_log[512];        /* the build log of an injected build failure ("": a default text) */
+    /* The record. */
     uint32_t init_calls;
     uint32_t init_flags;
     uint32_t launches;
@@ -80,13 +90,9 @@ struct zetest_state {
     uint32_t unordered;         /* commands appended while an earlier one of the list could still run */
     uint32_t frees, frees_blocking;
     uint32_t device_allocs;     /* zeMemAllocDevice successes */
-    uint32_t violations;        /* breaches of the Level Zero contract seen */
-    char violation[512];        /* the first one */
     /* Live objects: all 0 once everything was destroyed. */
     int32_t live_contexts, live_lists, live_pools, live_events, live_modules, live_kernels, live_logs, live_allocs;
 };
 
-typedef const struct zetest_state *(*zetest_state_fn)(void);
-typedef void (*zetest_reset_fn)(void);
 
 #endif

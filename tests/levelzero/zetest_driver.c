@@ -39,34 +39,49 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
-EXPORT const struct zetest_state *zetest_state(void);
-EXPORT void zetest_reset(void);
+EXPORT void *trd_double_state(void);
+EXPORT void trd_double_reset(void);
 
 /* ------------------------------------------------------------------ state */
 
+/* zt_lock guards the driver's objects and zt's record; zt.common has its own lock, taken under zt_lock. */
 static pthread_mutex_t zt_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct zetest_state zt;
 static uint64_t zt_clock;
 static int zt_clock_set;
-#define ZT_MAX_FAILS 16
-static struct {
-    char name[64];
-    unsigned calls;
-} zt_fail_counts[ZT_MAX_FAILS];
 
 #define LOCK() pthread_mutex_lock(&zt_lock)
 #define UNLOCK() pthread_mutex_unlock(&zt_lock)
 
-const struct zetest_state *zetest_state(void)
+static void defaults(void)
+{
+    zt.devices = 1;
+    snprintf(zt.name, sizeof zt.name, "Intel(R) Data Center GPU Max 1100");
+    zt.vendor_id = 0x8086;
+    zt.sub_groups[0] = 16, zt.sub_groups[1] = 32, zt.nsub_groups = 2;
+    zt.timer_hz = 19200000;
+    zt.timer_start = 1000;
+    zt.timer_bits = 64;
+    zt.ticks_per_launch = 19200;
+}
+
+__attribute__((constructor)) static void zetest_load(void)
+{
+    trd_double_init(&zt.common, "zetest_driver", sizeof zt);
+    defaults();
+}
+
+void *trd_double_state(void)
 {
     return &zt;
 }
 
-void zetest_reset(void)
+void trd_double_reset(void)
 {
     LOCK();
+    trd_double_clear(&zt.common);
     struct zetest_state keep = zt; /* live counts survive: a leak stays visible */
-    memset(&zt, 0, sizeof zt);
+    memset((char *)&zt + sizeof zt.common, 0, sizeof zt - sizeof zt.common);
     zt.live_contexts = keep.live_contexts;
     zt.live_lists = keep.live_lists;
     zt.live_pools = keep.live_pools;
@@ -75,59 +90,17 @@ void zetest_reset(void)
     zt.live_kernels = keep.live_kernels;
     zt.live_logs = keep.live_logs;
     zt.live_allocs = keep.live_allocs;
+    defaults();
     zt_clock_set = 0;
-    memset(zt_fail_counts, 0, sizeof zt_fail_counts);
     UNLOCK();
 }
 
-static void violate(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-static void violate(const char *fmt, ...)
-{
-    char msg[512];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(msg, sizeof msg, fmt, ap);
-    va_end(ap);
-    if (zt.violations++ == 0)
-        snprintf(zt.violation, sizeof zt.violation, "%s", msg);
-    fprintf(stderr, "zetest_driver: Level Zero contract violated: %s\n", msg);
-}
+#define violate(...) trd_double_violation(&zt.common, __VA_ARGS__)
 
-static uint64_t env_u64(const char *name, uint64_t def)
-{
-    const char *v = getenv(name);
-    return v && *v ? strtoull(v, NULL, 0) : def;
-}
-
-/* TRDTEST_ZE_FAIL: "zeCall:0xRESULT[:N],...". */
+/* Counts the call; returns the result a fault injects for it, or ZE_RESULT_SUCCESS. */
 static ze_result_t inject(const char *call)
 {
-    const char *spec = getenv("TRDTEST_ZE_FAIL");
-    if (!spec || !*spec)
-        return ZE_RESULT_SUCCESS;
-    size_t cl = strlen(call);
-    for (const char *s = spec; *s;) {
-        const char *end = strchr(s, ',');
-        size_t n = end ? (size_t)(end - s) : strlen(s);
-        if (n > cl && strncmp(s, call, cl) == 0 && s[cl] == ':') {
-            char *p;
-            unsigned long result = strtoul(s + cl + 1, &p, 0);
-            unsigned after = *p == ':' ? (unsigned)strtoul(p + 1, NULL, 0) : 0;
-            for (int i = 0; i < ZT_MAX_FAILS; i++) {
-                if (zt_fail_counts[i].name[0] && strcmp(zt_fail_counts[i].name, call) != 0)
-                    continue;
-                snprintf(zt_fail_counts[i].name, sizeof zt_fail_counts[i].name, "%s", call);
-                if (zt_fail_counts[i].calls >= after)
-                    return (ze_result_t)result;
-                zt_fail_counts[i].calls++;
-                return ZE_RESULT_SUCCESS;
-            }
-        }
-        if (!end)
-            break;
-        s = end + 1;
-    }
-    return ZE_RESULT_SUCCESS;
+    return (ze_result_t)trd_double_enter(&zt.common, call);
 }
 
 /* ---------------------------------------------------------------- objects */
@@ -320,8 +293,7 @@ struct zt_devdesc {
 
 static uint32_t ndevices(void)
 {
-    uint64_t n = env_u64("TRDTEST_ZE_DEVICES", 1);
-    return n > 2 ? 2 : (uint32_t)n;
+    return zt.devices > 2 ? 2 : zt.devices;
 }
 
 static void devdesc(uint32_t i, struct zt_devdesc *d)
@@ -329,20 +301,12 @@ static void devdesc(uint32_t i, struct zt_devdesc *d)
     memset(d, 0, sizeof *d);
     if (i == 0) {
         /* Like a Data Center GPU Max 1100: 56 Xe cores of 8 EUs. */
-        d->name = getenv("TRDTEST_ZE_NAME") ? getenv("TRDTEST_ZE_NAME") : "Intel(R) Data Center GPU Max 1100";
-        d->vendor = (uint32_t)env_u64("TRDTEST_ZE_VENDOR_ID", 0x8086);
+        d->name = zt.name;
+        d->vendor = zt.vendor_id;
         d->device_id = 0x0bda;
         d->slices = 1, d->subslices = 56, d->eus = 8, d->threads = 8, d->simd = 16;
-        d->sub_groups[0] = 16, d->sub_groups[1] = 32, d->nsub_groups = 2;
-        const char *sg = getenv("TRDTEST_ZE_SUBGROUPS");
-        if (sg && *sg) {
-            d->nsub_groups = 0;
-            for (const char *s = sg; *s && d->nsub_groups < 8;) {
-                char *e;
-                d->sub_groups[d->nsub_groups++] = (uint32_t)strtoul(s, &e, 10);
-                s = *e == ',' ? e + 1 : e + strlen(e);
-            }
-        }
+        d->nsub_groups = zt.nsub_groups < ZETEST_MAX_SUB_GROUPS ? zt.nsub_groups : ZETEST_MAX_SUB_GROUPS;
+        memcpy(d->sub_groups, zt.sub_groups, d->nsub_groups * sizeof *d->sub_groups);
         d->max_group = 1024, d->slm = 128 * 1024;
         d->max_count[0] = 0xffffffffu, d->max_count[1] = 65535, d->max_count[2] = 65535;
         d->heaps[0] = UINT64_C(48) << 30, d->nheaps = 1;
@@ -373,34 +337,33 @@ static uint32_t max_sub_group(const struct zt_devdesc *d)
 
 static ze_api_version_t api_version(void)
 {
-    const char *v = getenv("TRDTEST_ZE_API_VERSION");
-    if (v && strcmp(v, "1.1") == 0)
+    if (zt.api_1_1)
         return ZE_API_VERSION_1_1;
     return ZE_API_VERSION_1_4;
 }
 
 static int offers_pci(void)
 {
-    return !env_u64("TRDTEST_ZE_NO_PCI", 0);
+    return !zt.no_pci;
 }
 
 static int offers_free_policy(void)
 {
-    return !env_u64("TRDTEST_ZE_NO_FREE_POLICY", 0);
+    return !zt.no_free_policy;
 }
 
 static uint64_t timer_hz(void)
 {
-    return env_u64("TRDTEST_ZE_TIMER_HZ", 19200000);
+    return zt.timer_hz;
 }
 
 static uint64_t clock_now(void)
 {
     if (!zt_clock_set) {
-        zt_clock = env_u64("TRDTEST_ZE_TIMER_START", 1000);
+        zt_clock = zt.timer_start;
         zt_clock_set = 1;
     }
-    uint64_t bits = env_u64("TRDTEST_ZE_TIMER_BITS", 64);
+    uint64_t bits = zt.timer_bits;
     return bits >= 64 ? zt_clock : zt_clock & ((UINT64_C(1) << bits) - 1);
 }
 
@@ -411,7 +374,7 @@ static ze_result_t zt_init(ze_init_flags_t flags)
     LOCK();
     zt.init_calls++;
     zt.init_flags = flags;
-    uint64_t forced = env_u64("TRDTEST_ZE_INIT_RESULT", 0);
+    uint64_t forced = zt.init_result;
     if (forced)
         RETURN((ze_result_t)forced);
     if (flags && !(flags & ZE_INIT_FLAG_GPU_ONLY))
@@ -562,7 +525,7 @@ static ze_result_t zt_device_props(ze_device_handle_t h, ze_device_properties_t 
     p->numSlices = d.slices;
     uint64_t hz = timer_hz();
     p->timerResolution = p->stype == ZE_STRUCTURE_TYPE_DEVICE_PROPERTIES_1_2 ? hz : (1000000000 + hz / 2) / hz;
-    p->timestampValidBits = (uint32_t)env_u64("TRDTEST_ZE_TIMER_BITS", 64);
+    p->timestampValidBits = zt.timer_bits;
     p->kernelTimestampValidBits = 32;
     for (int i = 0; i < ZE_MAX_DEVICE_UUID_SIZE; i++)
         p->uuid.id[i] = (uint8_t)(0x10 * (((struct zt_device *)h)->index + 1) + i);
@@ -1284,8 +1247,7 @@ static ze_result_t zt_module_create(ze_context_handle_t h, ze_device_handle_t de
     m->device = ((struct zt_device *)dev)->index;
     m->native = desc->format == ZE_MODULE_FORMAT_NATIVE;
     if (r) {
-        snprintf(why, sizeof why, "%s", getenv("TRDTEST_ZE_BUILD_LOG") ? getenv("TRDTEST_ZE_BUILD_LOG")
-                                                                        : "error: injected build failure");
+        snprintf(why, sizeof why, "%s", zt.build_log[0] ? zt.build_log : "error: injected build failure");
     } else if (desc->format == ZE_MODULE_FORMAT_IL_SPIRV) {
         const char *e = spv_parse(desc->pInputModule, desc->inputSize, &m->spv);
         if (e) {
@@ -1606,7 +1568,7 @@ static ze_result_t zt_kernel_props(ze_kernel_handle_t h, ze_kernel_properties_t 
     p->maxNumSubgroups = p->maxSubgroupSize ? d.max_group / p->maxSubgroupSize : 0;
     p->localMemSize = 0;
     p->privateMemSize = 0;
-    p->spillMemSize = (uint32_t)env_u64("TRDTEST_ZE_SPILL_BYTES", 0);
+    p->spillMemSize = zt.spill_bytes;
     memset(&p->uuid, 0, sizeof p->uuid);
     RETURN(ZE_RESULT_SUCCESS);
 }
@@ -1753,7 +1715,7 @@ static ze_result_t zt_launch(ze_command_list_handle_t h, ze_kernel_handle_t kh, 
                                             (!strcmp(k->name, "add_kernel") || !strcmp(k->name, "slm_kernel"));
     if (!zt_clock_set)
         (void)clock_now();
-    zt_clock += env_u64("TRDTEST_ZE_TICKS_PER_LAUNCH", 19200);
+    zt_clock += zt.ticks_per_launch;
     command(l, signal);
     k->last = (struct zt_use){l->id, l->seq};
     for (uint32_t i = 0; i < k->nargs; i++)
