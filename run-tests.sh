@@ -40,6 +40,8 @@ trap on_exit EXIT
 cd "$ROOT/build"
 stage "make check"
 make -j"$(nproc)" check || check_failed .
+stage "make check-install (a DESTDIR install, moved, finds its driver modules)"
+make check-install
 stage "Triton releases other than .venv's"
 "$ROOT/scripts/triton-releases.sh" "$ROOT/build"
 stage "make check-abi"
