@@ -445,7 +445,8 @@ static char *build_tree_root(void)
     return trd_strndup(lib, dirlen - slen);
 }
 
-/* The installed drivers' directory beside the libtrident in use (<its directory>/TRD_DRIVER_SUBDIR). */
+/* The installed drivers' directory beside the libtrident in use (<its directory>/TRD_DRIVER_SUBDIR), that
+ * directory canonical (the loader names libtrident as the rpath found it: $ORIGIN/../libtrident.so.1). */
 static char *installed_driver_dir(void)
 {
     Dl_info info;
@@ -453,7 +454,12 @@ static char *installed_driver_dir(void)
                                                                                      : NULL;
     if (!slash)
         return trd_strdup(TRD_DRIVER_DIR);
-    return trd_asprintf("%.*s/%s", (int)(slash - info.dli_fname), info.dli_fname, TRD_DRIVER_SUBDIR);
+    char *dir = trd_strndup(info.dli_fname, (size_t)(slash - info.dli_fname));
+    char *real = dir ? realpath(dir, NULL) : NULL;
+    char *out = dir ? trd_asprintf("%s/%s", real ? real : dir, TRD_DRIVER_SUBDIR) : NULL;
+    free(real);
+    free(dir);
+    return out;
 }
 
 /* An uninstalled build finds its own modules: under <build>/drivers/<name>/.libs/. */
