@@ -18,7 +18,10 @@ cp -r "$ROOT/python/tests" "$T/tests"
 cd "$T"
 clean=(-u LD_LIBRARY_PATH)
 for v in $(env | sed -n 's/^\(TRIDENT_[A-Za-z0-9_]*\)=.*/\1/p'); do clean+=(-u "$v"); done
-run() { env "${clean[@]}" PYTHONPATH="$T/site" PATH="$T/site/bin:$PATH" TRD_INSTALLED_IN="$T/site" \
+# pytest, where the machine lacks it, from .device/py (pure Python, as gpu-check.sh carries it; never trident)
+extra=
+[ -d "$ROOT/.device/py" ] && [ ! -d "$ROOT/.device/py/trident" ] && extra=":$ROOT/.device/py"
+run() { env "${clean[@]}" PYTHONPATH="$T/site$extra" PATH="$T/site/bin:$PATH" TRD_INSTALLED_IN="$T/site" \
         TRD_SRCDIR="$ROOT" TRD_BUILDDIR="$T/no-build-tree" XLA_PYTHON_CLIENT_PREALLOCATE=false "$@"; }
 fails=0
 step() { # name command...
