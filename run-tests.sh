@@ -40,6 +40,11 @@ trap on_exit EXIT
 cd "$ROOT/build"
 stage "make check"
 make -j"$(nproc)" check || check_failed .
+stage "make check-install (a DESTDIR install, moved, finds its driver modules)"
+make check-install
+stage "the wheel: scripts/test-wheel.sh (built, auditwheel-repaired and checked; the CPU Python suite over it in a fresh venv)"
+"$ROOT/scripts/test-wheel.sh"
+cd "$ROOT/build"
 stage "Triton releases other than .venv's"
 "$ROOT/scripts/triton-releases.sh" "$ROOT/build"
 stage "make check-abi"

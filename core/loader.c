@@ -12,8 +12,14 @@
 #include "base/file.h"
 #include "core/internal.h"
 
+/* Installed modules lie in <libdir>/trident/drivers (automake's $(pkglibdir)/drivers), found from where this
+ * libtrident lies, so that a prefix, a DESTDIR tree moved elsewhere or a wheel finds its own; TRD_DRIVER_DIR,
+ * the configured one, only where the library cannot name its own file. */
+#ifndef TRD_DRIVER_SUBDIR
+#define TRD_DRIVER_SUBDIR "trident/drivers"
+#endif
 #ifndef TRD_DRIVER_DIR
-#define TRD_DRIVER_DIR "/usr/local/lib/trident/drivers"
+#define TRD_DRIVER_DIR "/usr/local/lib/" TRD_DRIVER_SUBDIR
 #endif
 
 /* The host driver is built one way (drivers/host/configure.m4): into libtrident, whose loader starts it and
@@ -439,11 +445,27 @@ static char *build_tree_root(void)
     return trd_strndup(lib, dirlen - slen);
 }
 
-/* An uninstalled build finds its own modules: under <build>/drivers/<name>/.libs/. */
-static void load_build_tree(trd_runtime_t *rt)
+/* The installed drivers' directory beside the libtrident in use (<its directory>/TRD_DRIVER_SUBDIR), that
+ * directory canonical (the loader names libtrident as the rpath found it: $ORIGIN/../libtrident.so.1). */
+static char *installed_driver_dir(void)
 {
-    char *root = build_tree_root();
-    char *drivers = root ? trd_asprintf("%s/drivers", root) : NULL;
+    Dl_info info;
+    const char *slash = dladdr((void *)trd_runtime_create, &info) && info.dli_fname ? strrchr(info.dli_fname, '/')
+                                                                                     : NULL;
+    if (!slash)
+        return trd_strdup(TRD_DRIVER_DIR);
+    char *dir = trd_strndup(info.dli_fname, (size_t)(slash - info.dli_fname));
+    char *real = dir ? realpath(dir, NULL) : NULL;
+    char *out = dir ? trd_asprintf("%s/%s", real ? real : dir, TRD_DRIVER_SUBDIR) : NULL;
+    free(real);
+    free(dir);
+    return out;
+}
+
+/* An uninstalled build finds its own modules: under <build>/drivers/<name>/.libs/. */
+static void load_build_tree(trd_runtime_t *rt, const char *root)
+{
+    char *drivers = trd_asprintf("%s/drivers", root);
     DIR *dh = drivers ? opendir(drivers) : NULL;
     if (dh) {
         char **subs = NULL;
@@ -470,7 +492,6 @@ static void load_build_tree(trd_runtime_t *rt)
         free(subs);
     }
     free(drivers);
-    free(root);
 }
 
 trd_status_t trd_runtime_load_drivers(trd_runtime_t *rt, const char *path_list, uint32_t flags)
@@ -485,8 +506,17 @@ trd_status_t trd_runtime_load_drivers(trd_runtime_t *rt, const char *path_list, 
         load_list(rt, list, origin);
     }
     if (!(flags & TRD_RUNTIME_NO_DEFAULT_DRIVERS)) {
-        load_build_tree(rt);
-        load_dir(rt, TRD_DRIVER_DIR, "the installed drivers");
+        /* a build tree's libtrident its own build's modules, an installed one those installed beside it */
+        char *root = build_tree_root();
+        char *dir = root ? NULL : installed_driver_dir();
+        if (root)
+            load_build_tree(rt, root);
+        else if (dir)
+            load_dir(rt, dir, "the installed drivers, beside the libtrident in use");
+        free(dir);
+        if (!root && !dir)
+            return trd_error_set(TRD_ERR_NO_MEMORY, "out of memory");
+        free(root);
     }
     /* the host driver, last (its device follows the GPUs), in every runtime as libtrident's own part: built in,
      * or the module beside libtrident (its build tree's, or the installed one) unless one was loaded */
@@ -502,15 +532,15 @@ trd_status_t trd_runtime_load_drivers(trd_runtime_t *rt, const char *path_list, 
         start_driver(rt, host, trd_host_driver_ops());
     } else if (!have_host) {
         char *root = build_tree_root();
+        char *dir = root ? NULL : installed_driver_dir();
         char *path = root ? trd_asprintf("%s/drivers/host/.libs/trident_host.so", root)
-                          : trd_strdup(TRD_DRIVER_DIR "/trident_host.so");
-        if (!path) {
-            free(root);
+                          : dir ? trd_asprintf("%s/trident_host.so", dir) : NULL;
+        free(dir);
+        free(root);
+        if (!path)
             return trd_error_set(TRD_ERR_NO_MEMORY, "out of memory");
-        }
         load_module(rt, path);
         free(path);
-        free(root);
     }
     for (uint32_t i = 0; i < rt->ndrivers; i++) {
         struct trd_driver *d = rt->drivers[i];

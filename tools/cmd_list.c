@@ -198,11 +198,32 @@ static const char *status_name(int32_t s)
 static const char drivers_help[] =
     "usage: trident drivers [--json] [-v]\n\n"
     "Each driver module found: name, status (loaded, skipped, failed), devices, path and the reason it\n"
-    "was skipped or failed. -v first lists every place searched for modules, in order (the driver path\n"
-    "given to the runtime, [runtime] driver_path or TRIDENT_DRIVER_PATH, the build tree, the installed\n"
-    "drivers), with how many modules each held or why it could not be read, then every module tried.\n"
+    "was skipped or failed, then every place searched for modules, in order (the driver path given to\n"
+    "the runtime, [runtime] driver_path or TRIDENT_DRIVER_PATH, the build tree, the installed drivers in\n"
+    "trident/drivers beside the libtrident in use), with how many modules each held or why it could not\n"
+    "be read (a missing one says so). -v lists the places first, then every module tried.\n"
     "--json keys (those of Python's trident.drivers()): name, backend, path, status, reason, devices,\n"
     "abi_version; with -v an object {\"searched\": [{path, origin, modules, problem}], \"drivers\": [...]}.\n";
+
+/* Every place searched for driver modules, in order: appended to arr, or printed (a missing one with why). */
+static void print_searched(trd_runtime_t *rt, json_t *arr)
+{
+    uint32_t ns = 0;
+    trd_runtime_driver_search_count(rt, &ns);
+    for (uint32_t i = 0; i < ns; i++) {
+        trd_driver_search_t s = {.struct_size = sizeof s};
+        if (trd_runtime_driver_search_info(rt, i, &s) != TRD_OK)
+            continue;
+        if (arr)
+            json_array_append_new(arr, json_pack("{s:s, s:s, s:I, s:o}", "path", s.path, "origin", s.origin,
+                                                 "modules", (json_int_t)s.modules, "problem",
+                                                 s.problem ? json_string(s.problem) : json_null()));
+        else if (s.problem)
+            printf("  %-50s %s: %s\n", s.path, s.origin, s.problem);
+        else
+            printf("  %-50s %s: %u module%s\n", s.path, s.origin, s.modules, s.modules == 1 ? "" : "s");
+    }
+}
 
 int cmd_drivers(int argc, char **argv)
 {
@@ -216,23 +237,9 @@ int cmd_drivers(int argc, char **argv)
         return CLI_FAIL;
     json_t *searched = json && verbose ? json_array() : NULL;
     if (verbose) {
-        uint32_t ns = 0;
-        trd_runtime_driver_search_count(rt, &ns);
         if (!json)
             printf("searched, in order:\n");
-        for (uint32_t i = 0; i < ns; i++) {
-            trd_driver_search_t s = {.struct_size = sizeof s};
-            if (trd_runtime_driver_search_info(rt, i, &s) != TRD_OK)
-                continue;
-            if (searched)
-                json_array_append_new(searched, json_pack("{s:s, s:s, s:I, s:o}", "path", s.path, "origin", s.origin,
-                                                          "modules", (json_int_t)s.modules, "problem",
-                                                          s.problem ? json_string(s.problem) : json_null()));
-            else if (s.problem)
-                printf("  %-50s %s: %s\n", s.path, s.origin, s.problem);
-            else
-                printf("  %-50s %s: %u module%s\n", s.path, s.origin, s.modules, s.modules == 1 ? "" : "s");
-        }
+        print_searched(rt, searched);
         if (!json)
             printf("\nmodules tried:\n");
     }
@@ -259,6 +266,10 @@ int cmd_drivers(int argc, char **argv)
             printf("%-10s %-8s %7u  %-40s %s\n", d.name, status_name(d.status), d.device_count, d.path,
                    d.reason[0] ? d.reason : "-");
         }
+    }
+    if (!json && !verbose) {
+        printf("\nsearched, in order:\n");
+        print_searched(rt, NULL);
     }
     trd_runtime_destroy(rt);
     if (!json)

@@ -2,7 +2,6 @@
 attention), written against `import trident.jax as jt` and nothing else
 changed, checked against jnp on random inputs, on JAX's CPU platform (through
 Triton's interpreter, smaller sizes) and on its GPU (skipped without one)."""
-import os
 import sys
 
 import jax
@@ -10,7 +9,9 @@ import jax.numpy as jnp
 import numpy as np
 import pytest
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "examples"))
+from conftest import SRC  # noqa: E402
+
+sys.path.insert(0, str(SRC / "python" / "examples"))
 
 
 @pytest.mark.parametrize("dtype", [jnp.int32, jnp.float32, jnp.float16])

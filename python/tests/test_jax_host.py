@@ -18,7 +18,7 @@ import triton.language as tl
 
 import trident.jax as jt
 
-from conftest import SRC, fixture_kernels, host_kernel_path
+from conftest import PACKAGE_ROOT, SRC, fixture_kernels, host_kernel_path
 
 # the committed fixtures' kernels (tests/fixtures/kernels.py), each with a host twin
 add_kernel, sum_diff_kernel, accumulate_kernel, scale_inplace_kernel, transpose_kernel = (
@@ -282,7 +282,7 @@ print("ok")
 
 def _autotune_run(tmp_path, seed):
     env = dict(os.environ, TRIDENT_CACHE_DIR=str(tmp_path / "trident"), TRIDENT_LOG="info",
-               PYTHONPATH=str(SRC / "python"))
+               PYTHONPATH=PACKAGE_ROOT)
     r = subprocess.run([sys.executable, "-c", AUTOTUNE_SCRIPT, str(SRC / "python" / "tests"), str(seed)], env=env,
                        capture_output=True, text=True, timeout=600)
     assert r.returncode == 0 and "ok" in r.stdout, r.stdout[-2000:] + r.stderr[-4000:]

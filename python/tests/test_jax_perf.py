@@ -17,7 +17,9 @@ import triton.language as tl
 import trident.jax as jt
 from trident.jax import compile as jt_compile
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "bench"))
+from conftest import SRC  # noqa: E402
+
+sys.path.insert(0, str(SRC / "bench"))
 import matmul_spec  # noqa: E402
 
 

@@ -16,7 +16,7 @@ import pytest
 
 import trident
 import trident.jax as tj
-from conftest import BUILD, SRC, kernel, requires_gpu
+from conftest import CLI, PACKAGE_ROOT, SRC, kernel, requires_gpu
 
 rng = np.random.default_rng(1234)
 
@@ -53,9 +53,8 @@ def test_devices_and_drivers_match_the_cli():
     """trident.devices() and trident.drivers() give the keys and values of `trident devices --json` and
     `trident drivers --json` (the CLI lacked index and ordinal, Python the launch features, and the UUIDs' forms
     differed)."""
-    cli = str(BUILD / "tools" / "trident")
     for command, py in (("devices", trident.devices()), ("drivers", trident.drivers())):
-        out = subprocess.run([cli, command, "--json"], capture_output=True, text=True, check=True).stdout
+        out = subprocess.run([CLI, command, "--json"], capture_output=True, text=True, check=True).stdout
         assert json.loads(out) == py
     keys = set(trident.devices()[0])
     assert {"index", "ordinal", "uuid", "max_shared_per_block", "max_shared_per_block_optin", "cooperative_launch",
@@ -291,7 +290,7 @@ def test_export_round_trip(tmp_path):
         assert np.array_equal(np.asarray(s), x + y) and np.array_equal(np.asarray(d), x - y)
         print("round trip ok")
     """)
-    env = dict(os.environ, PYTHONPATH=str(SRC / "python"))
+    env = dict(os.environ, PYTHONPATH=PACKAGE_ROOT)
     r = subprocess.run([sys.executable, "-c", script], env=env, capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr[-3000:]
     assert "round trip ok" in r.stdout
@@ -320,7 +319,7 @@ def test_command_buffers_on_and_off():
         print("ok")
     """)
     for flags in ("", "--xla_gpu_enable_command_buffer="):
-        env = dict(os.environ, PYTHONPATH=str(SRC / "python"), XLA_FLAGS=flags, XLA_PYTHON_CLIENT_PREALLOCATE="false")
+        env = dict(os.environ, PYTHONPATH=PACKAGE_ROOT, XLA_FLAGS=flags, XLA_PYTHON_CLIENT_PREALLOCATE="false")
         r = subprocess.run([sys.executable, "-c", script, str(SRC / "python" / "tests")], env=env, capture_output=True,
                            text=True, timeout=600)
         assert r.returncode == 0 and "ok" in r.stdout, (flags, r.stderr[-3000:])

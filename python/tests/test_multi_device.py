@@ -12,7 +12,7 @@ import textwrap
 import jax
 import pytest
 
-from conftest import SRC
+from conftest import PACKAGE_ROOT, SRC
 
 SHARD_MAP = textwrap.dedent("""
     import jax, jax.numpy as jnp, numpy as np, sys
@@ -50,7 +50,7 @@ SHARD_MAP = textwrap.dedent("""
 
 
 def _run(script, args, env_extra):
-    env = dict(os.environ, PYTHONPATH=str(SRC / "python"), XLA_PYTHON_CLIENT_PREALLOCATE="false", **env_extra)
+    env = dict(os.environ, PYTHONPATH=PACKAGE_ROOT, XLA_PYTHON_CLIENT_PREALLOCATE="false", **env_extra)
     return subprocess.run([sys.executable, "-c", script, str(SRC / "python" / "tests"), *args], env=env,
                           capture_output=True, text=True, timeout=600)
 
@@ -137,7 +137,7 @@ DISTRIBUTED = textwrap.dedent("""
 def test_one_process_per_gpu_with_jax_distributed():
     ngpu = len(_gpus())
     port = str(20000 + os.getpid() % 10000)
-    env = dict(os.environ, PYTHONPATH=str(SRC / "python"), XLA_PYTHON_CLIENT_PREALLOCATE="false")
+    env = dict(os.environ, PYTHONPATH=PACKAGE_ROOT, XLA_PYTHON_CLIENT_PREALLOCATE="false")
     procs = [subprocess.Popen([sys.executable, "-c", DISTRIBUTED, str(SRC / "python" / "tests"), str(i), str(ngpu),
                                port], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
              for i in range(ngpu)]

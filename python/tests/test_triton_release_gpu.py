@@ -18,7 +18,7 @@ import pytest
 import trident
 import trident.jax as jt
 
-from conftest import BUILD, SRC
+from conftest import CLI, SRC
 
 
 def release_dirs() -> list[Path]:
@@ -55,7 +55,7 @@ def cuda_ok():
 def trident_run(tmp: Path, kernel: tuple[Path, str], grid: int, *args: str) -> list[Path]:
     path, sig = kernel
     tmp.mkdir(parents=True, exist_ok=True)
-    r = subprocess.run([str(BUILD / "tools" / "trident"), "run", str(path), "-s", sig, "-g", str(grid), "--dump",
+    r = subprocess.run([CLI, "run", str(path), "-s", sig, "-g", str(grid), "--dump",
                         str(tmp), *args], capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stdout + r.stderr
     return sorted(tmp.glob("arg*.bin"), key=lambda p: int(p.stem[3:]))

@@ -17,12 +17,13 @@ import os
 from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
 
+from ._version import __version__
 from ._lib import (
     BundleTarget, DeviceProps, DriverInfo, KernelDesc, KernelInfo, OptionInfo, OptionReleases, TargetInfo,
     TridentError, check, lib, s, sized,
 )
 
-__all__ = ["TridentError", "Kernel", "Param", "devices", "drivers", "options", "option_names", "is_option",
+__all__ = ["__version__", "TridentError", "Kernel", "Param", "devices", "drivers", "options", "option_names", "is_option",
            "option_releases", "version", "library_path", "cache_dir"]
 
 _FORMATS = {0: "unknown", 1: "cubin", 2: "ptx", 3: "fatbin", 4: "hsaco", 5: "spirv", 6: "zebin", 7: "so"}

@@ -185,7 +185,13 @@ _XLA_PROTOTYPES = [
 ]
 
 
+# a wheel's own native part (scripts/build-wheel.sh): libtrident, libtrident_xla, the drivers beside them in
+# trident/drivers and the CLI in bin/
+NATIVE = Path(__file__).resolve().parent / "_native"
+
+
 def _candidates():
+    yield NATIVE / "libtrident.so.1"
     env = os.environ.get("TRIDENT_LIBRARY")
     if env:
         yield Path(env)
@@ -242,7 +248,7 @@ _lock = threading.Lock()
 
 
 def lib():
-    """libtrident, loaded once (TRIDENT_LIBRARY, a build tree, or the system's)."""
+    """libtrident, loaded once: the wheel's own, else TRIDENT_LIBRARY, a build tree, or the system's."""
     global _lib
     if _lib is not None:
         return _lib

@@ -27,6 +27,7 @@ platform; interpret: Triton's interpreter on the CPU platform, through
 host_ffi's Python FFI handler), triton (jax-triton's API), primitive (the
 primitive and its rules), protocol (the XLA protocol), cache.
 """
+from .._version import __version__  # noqa: F401 (trident's own version)
 from . import utils  # noqa: F401
 from .autotune import AutotuneError  # noqa: F401
 from .compile import TritonFunction, compile_ttir_inplace, host_twin  # noqa: F401
@@ -44,12 +45,13 @@ from .utils import cdiv, next_power_of_2, strides_from_shape  # noqa: F401
 
 # jax-triton's name for the custom-call target (trident registers its own handler under it)
 CUSTOM_CALL_TARGET_NAME = TARGET
-__version_info__ = (0, 5, 1)      # the jax-triton API level this module provides
-__version__ = ".".join(str(v) for v in __version_info__)
+JAX_TRITON_API_VERSION_INFO = (0, 5, 1)   # the jax-triton API level this module provides
+JAX_TRITON_API_VERSION = ".".join(str(v) for v in JAX_TRITON_API_VERSION_INFO)
 
 __all__ = [
     "triton_call", "kernel", "JTKernel", "utils", "cdiv", "next_power_of_2", "strides_from_shape",
-    "TensorDescriptor", "get_compute_capability", "CUSTOM_CALL_TARGET_NAME", "__version__", "__version_info__",
+    "TensorDescriptor", "get_compute_capability", "CUSTOM_CALL_TARGET_NAME", "__version__", "JAX_TRITON_API_VERSION",
+    "JAX_TRITON_API_VERSION_INFO",
     "targets", "target", "Target", "device_targets", "host_twin", "cpu_kernels",
     "kernel_call", "KernelCallError", "CompileError", "CoordinateError", "OptionError", "AutotuneError", "register",
     "triton_kernel_call_p", "TritonFunction", "compile_ttir_inplace",
