@@ -1,6 +1,7 @@
 /* api.c: libcuda is dlopened at run time, so that one build runs on hosts
  * with and without NVIDIA GPUs. */
 #include <dlfcn.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -11,86 +12,52 @@
 
 typedef CUresult (*get_proc_fn)(const char *, void **, int, cuuint64_t, CUdriverProcAddressQueryResult *);
 
-/* Resolves one symbol: cuGetProcAddress at our header's API version first. */
-static void *resolve(void *dl, get_proc_fn gpa, const char *base, const char *versioned)
+/* cuGetProcAddress at our header's API version first, so the pointer always
+ * matches the prototype we call; else dlsym of the name cuda.h maps it to. */
+static void *cuda_resolve(void *dl, const trd_vlib_symbol_t *sym)
 {
-    void *fn = NULL;
+    get_proc_fn gpa = (get_proc_fn)dlsym(dl, "cuGetProcAddress_v2");
     if (gpa) {
+        void *fn = NULL;
         CUdriverProcAddressQueryResult q;
-        if (gpa(base, &fn, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &q) == CUDA_SUCCESS &&
+        if (gpa(sym->name, &fn, CUDA_VERSION, CU_GET_PROC_ADDRESS_DEFAULT, &q) == CUDA_SUCCESS &&
             q == CU_GET_PROC_ADDRESS_SUCCESS && fn)
             return fn;
-        fn = NULL;
     }
-    fn = dlsym(dl, versioned);
-    return fn;
+    return dlsym(dl, sym->link_name);
 }
 
-static void append(char *buf, size_t cap, const char *fmt, const char *a, const char *b)
+static const trd_vlib_symbol_t cuda_symbols[] = {
+#define CUDA_REQ(name) TRD_VLIB_REQUIRED(struct cuda_api, name, CUDA_STR(name))
+#define CUDA_OPT(name) TRD_VLIB_OPTIONAL(struct cuda_api, name, CUDA_STR(name))
+    CUDA_REQUIRED_SYMBOLS(CUDA_REQ)
+    CUDA_OPTIONAL_SYMBOLS(CUDA_OPT)
+#undef CUDA_REQ
+#undef CUDA_OPT
+};
+
+static const char *const cuda_defaults[] = {"libcuda.so.1", "libcuda.so", NULL};
+
+#define CUDA_XSTR(x) CUDA_STR(x)
+static const trd_vlib_spec_t cuda_spec = {
+    .what = "CUDA driver library",
+    .config_key = "[driver.cuda] library",
+    .defaults = cuda_defaults,
+    .symbols = cuda_symbols,
+    .num_symbols = sizeof cuda_symbols / sizeof *cuda_symbols,
+    .api_size = sizeof(struct cuda_api),
+    .missing_hint = "(needed at CUDA API " CUDA_XSTR(CUDA_VERSION) ": the NVIDIA driver is too old)",
+    .resolve = cuda_resolve,
+};
+
+trd_status_t cuda_api_load(trd_vlib_t *lib, struct cuda_api *api, const char *paths)
 {
-    size_t n = strlen(buf);
-    if (n < cap)
-        snprintf(buf + n, cap - n, fmt, a, b);
+    return trd_vlib_open(lib, &cuda_spec, paths, api);
 }
 
-trd_status_t cuda_api_load(struct cuda_api *api, const char *paths)
+void cuda_api_unload(trd_vlib_t *lib, struct cuda_api *api)
 {
-    memset(api, 0, sizeof *api);
-    static const char default_paths[] = "libcuda.so.1:libcuda.so";
-    const char *list = paths && *paths ? paths : default_paths;
-    char tried[2048] = "";
-    void *dl = NULL;
-    const char *p = list;
-    while (*p && !dl) {
-        const char *c = strchr(p, ':');
-        size_t len = c ? (size_t)(c - p) : strlen(p);
-        char name[1024];
-        if (len > 0 && len < sizeof name) {
-            memcpy(name, p, len);
-            name[len] = '\0';
-            dl = dlopen(name, RTLD_NOW | RTLD_LOCAL);
-            if (!dl) {
-                const char *e = dlerror();
-                append(tried, sizeof tried, "%s: %s; ", name, e ? e : "dlopen failed");
-            }
-        }
-        if (!c)
-            break;
-        p = c + 1;
-    }
-    size_t tl = strlen(tried);
-    if (tl >= 2)
-        tried[tl - 2] = '\0'; /* the last "; " */
-    if (!dl)
-        return trd_driver_error(TRD_ERR_UNSUPPORTED, "libcuda not found (tried %s)", tried);
-    get_proc_fn gpa = (get_proc_fn)dlsym(dl, "cuGetProcAddress_v2");
-    const char *missing = NULL;
-#define CUDA_REQUIRED(name)                                                             \
-    *(void **)&api->name = resolve(dl, gpa, #name, CUDA_STR(name));                     \
-    if (!api->name && !missing)                                                         \
-        missing = #name;
-#define CUDA_OPTIONAL(name) *(void **)&api->name = resolve(dl, gpa, #name, CUDA_STR(name));
-    CUDA_REQUIRED_SYMBOLS(CUDA_REQUIRED)
-    CUDA_OPTIONAL_SYMBOLS(CUDA_OPTIONAL)
-#undef CUDA_REQUIRED
-#undef CUDA_OPTIONAL
-    if (missing) {
-        Dl_info info;
-        const char *where = dladdr((void *)api->cuInit, &info) && info.dli_fname ? info.dli_fname : list;
-        dlclose(dl);
-        memset(api, 0, sizeof *api);
-        return trd_driver_error(TRD_ERR_UNSUPPORTED,
-                                "%s lacks %s (needed at CUDA API %d): the NVIDIA driver is too old", where, missing,
-                                CUDA_VERSION);
-    }
-    api->dl = dl;
-    return TRD_OK;
-}
-
-void cuda_api_unload(struct cuda_api *api)
-{
-    if (api->dl)
-        dlclose(api->dl);
+    trd_vlib_close(lib);
     memset(api, 0, sizeof *api);
 }
 

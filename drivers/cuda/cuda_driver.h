@@ -9,21 +9,22 @@
 
 #include <trident/driver.h>
 
+#include "drivers/common/vendor_lib.h"
 #include "drivers/cuda/symbols.h"
 
 /* Function pointers with the exact prototypes of the cuda.h we build with. */
 struct cuda_api {
-    void *dl;
 #define CUDA_FIELD(name) __typeof__(name) *name;
     CUDA_REQUIRED_SYMBOLS(CUDA_FIELD)
     CUDA_OPTIONAL_SYMBOLS(CUDA_FIELD)
 #undef CUDA_FIELD
 };
 
-/* Loads libcuda from the colon list `paths` (NULL: the default names). On
- * failure returns TRD_ERR_UNSUPPORTED with every path tried and why. */
-trd_status_t cuda_api_load(struct cuda_api *api, const char *paths);
-void cuda_api_unload(struct cuda_api *api);
+/* Loads libcuda from the colon list `paths` (NULL: the default names) by
+ * drivers/common's rule. On failure returns TRD_ERR_UNSUPPORTED with every
+ * path tried and why. */
+trd_status_t cuda_api_load(trd_vlib_t *lib, struct cuda_api *api, const char *paths);
+void cuda_api_unload(trd_vlib_t *lib, struct cuda_api *api);
 
 /* Sets the error message from a CUresult: "<what>: CUDA_ERROR_X (n): text". */
 trd_status_t cuda_error(const struct cuda_api *api, CUresult r, const char *fmt, ...)
@@ -95,6 +96,7 @@ struct cuda_devinfo {
 };
 
 struct cuda_driver {
+    trd_vlib_t lib;
     struct cuda_api api;
     int driver_version;
     int count;

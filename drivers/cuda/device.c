@@ -20,7 +20,7 @@ static trd_status_t cuda_init(const trd_driver_init_args_t *args, void **out)
     if (!drv)
         return trd_driver_error(TRD_ERR_NO_MEMORY, "out of memory");
     const char *lib = args->config_get ? args->config_get(args->config_ctx, "library") : NULL;
-    trd_status_t st = cuda_api_load(&drv->api, lib);
+    trd_status_t st = cuda_api_load(&drv->lib, &drv->api, lib);
     if (st != TRD_OK) {
         free(drv);
         return st;
@@ -41,7 +41,7 @@ static trd_status_t cuda_init(const trd_driver_init_args_t *args, void **out)
     if (drv->count > 0) {
         drv->info = calloc((size_t)drv->count, sizeof *drv->info);
         if (!drv->info) {
-            cuda_api_unload(&drv->api);
+            cuda_api_unload(&drv->lib, &drv->api);
             free(drv);
             return trd_driver_error(TRD_ERR_NO_MEMORY, "out of memory");
         }
@@ -52,7 +52,7 @@ static trd_status_t cuda_init(const trd_driver_init_args_t *args, void **out)
         if ((r = api->cuDeviceGet(&d, i)) != CUDA_SUCCESS) {
             st = cuda_error(api, r, "cuDeviceGet(%d)", i);
             free(drv->info);
-            cuda_api_unload(&drv->api);
+            cuda_api_unload(&drv->lib, &drv->api);
             free(drv);
             return st;
         }
@@ -100,7 +100,7 @@ static void cuda_fini(void *driver)
 {
     struct cuda_driver *drv = driver;
     free(drv->info);
-    cuda_api_unload(&drv->api);
+    cuda_api_unload(&drv->lib, &drv->api);
     free(drv);
 }
 

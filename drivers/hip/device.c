@@ -215,7 +215,7 @@ trd_status_t hip_init(const trd_driver_init_args_t *args, void **out)
             snprintf(why, sizeof why, "hipGetDeviceCount found none");
         if (args->note && args->note_cap)
             snprintf(args->note, args->note_cap, "0 devices: %s", why);
-        trd_driver_log(TRD_LOG_INFO, "hip: %s serves no device: %s", d->lib_path, why);
+        trd_driver_log(TRD_LOG_INFO, "hip: %s serves no device: %s", d->lib.path, why);
         *out = d;
         return TRD_OK;
     }

@@ -24,6 +24,7 @@
 
 #include <trident/driver.h>
 
+#include "drivers/common/vendor_lib.h"
 #include "drivers/hip/hip_abi.h"
 #include "drivers/hip/symbols.h"
 
@@ -47,8 +48,7 @@ struct hip_device_info {
 };
 
 struct hip_driver {
-    void *lib;
-    char lib_path[512];
+    trd_vlib_t lib;
     struct hip_api api;
     uint32_t ndevices;
     struct hip_device_info *devices;

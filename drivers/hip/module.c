@@ -69,14 +69,14 @@ static trd_status_t hip_check_launch(const struct hip_device *dev, const trd_dri
             return trd_driver_error(TRD_ERR_UNSUPPORTED,
                                     "launch_cooperative_grid needs hipModuleLaunchCooperativeKernel, which %s "
                                     "does not export (ROCm 6 does)",
-                                    dev->drv->lib_path);
+                                    dev->drv->lib.path);
     }
     if (d->num_ctas > 1) {
         if (!api->hipDrvLaunchKernelEx)
             return trd_driver_error(TRD_ERR_UNSUPPORTED,
                                     "num_ctas=%u needs a cluster launch through hipDrvLaunchKernelEx, which %s "
                                     "does not export",
-                                    d->num_ctas, dev->drv->lib_path);
+                                    d->num_ctas, dev->drv->lib.path);
         if (info->cluster == 0)
             return trd_driver_error(TRD_ERR_UNSUPPORTED,
                                     "num_ctas=%u, but the device (%s) does not support cluster launch",

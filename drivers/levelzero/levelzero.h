@@ -17,6 +17,8 @@
 #include <stdint.h>
 
 #include <level_zero/ze_api.h>
+
+#include "drivers/common/vendor_lib.h"
 #include <trident/driver.h>
 
 #include "drivers/levelzero/symbols.h"
@@ -52,7 +54,7 @@ struct zdrv_devinfo {
 };
 
 struct zdrv_driver {
-    void *lib;
+    trd_vlib_t lib;
     struct zdrv_api api;
     uint32_t ndevices;
     struct zdrv_devinfo *devs;
