@@ -6,6 +6,7 @@
 #include <trident/driver.h>
 
 #include "drivers/common/arith.h"
+#include "drivers/common/scratch.h"
 #include "drivers/common/vendor_lib.h"
 #include "tests/testutil.h"
 
@@ -166,6 +167,35 @@ START_TEST(test_checked_arith)
 }
 END_TEST
 
+/* The core's figures where the launch struct has them; from an older core's
+ * (smaller) struct, the same rule computed here, overflow-checked. */
+START_TEST(test_launch_scratch)
+{
+    const trd_scratch_spec_t sp = {2, {100, 8}, {64, 0}};
+    trd_driver_launch_t l = {.struct_size = sizeof l, .grid = {3, 2, 1}};
+    l.global_scratch_bytes = 12345;
+    l.profile_scratch_bytes = 77;
+    uint64_t need[2] = {1, 1};
+    TU_OK(trd_launch_scratch(&l, &sp, need));
+    ck_assert(need[0] == 12345 && need[1] == 77);
+    l.struct_size = (uint32_t)offsetof(trd_driver_launch_t, global_scratch_bytes); /* a version-1 core */
+    TU_OK(trd_launch_scratch(&l, &sp, need));
+    ck_assert_uint_eq(need[0], 6 * 2 * 128); /* 6 programs x 2 CTAs x 100 rounded up to 64 */
+    ck_assert_uint_eq(need[1], 6 * 2 * 8);
+    const trd_scratch_spec_t huge = {1, {(uint64_t)1 << 40, 0}, {1, 1}};
+    l.grid[0] = 1u << 30;
+    l.grid[1] = 1u << 4;
+    need[0] = need[1] = 5;
+    TU_FAILS(trd_launch_scratch(&l, &huge, need), TRD_ERR_LIMIT,
+             "grid 1073741824x16x1 x 1 CTAs x 1099511627776 global + 0 profile bytes of scratch a program is more "
+             "than 2^64 bytes");
+    ck_assert(need[0] == 5 && need[1] == 5);
+    const trd_scratch_spec_t unaligned = {1, {UINT64_MAX - 2, 0}, {64, 1}};
+    l.grid[0] = l.grid[1] = 1;
+    TU_FAILS(trd_launch_scratch(&l, &unaligned, need), TRD_ERR_LIMIT, "more than 2^64 bytes");
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("drivers_common");
@@ -178,6 +208,7 @@ static Suite *suite(void)
     suite_add_tcase(s, t);
     t = tcase_create("arith");
     tcase_add_test(t, test_checked_arith);
+    tcase_add_test(t, test_launch_scratch);
     suite_add_tcase(s, t);
     return s;
 }

@@ -99,6 +99,13 @@ typedef struct trd_driver_launch {
     uint32_t *param_sizes;
     void *global_scratch;    /* caller-provided scratch, or NULL */
     void *profile_scratch;
+    /* Added after version 1; read only where struct_size covers them. The
+     * scratch bytes the launch needs in all (programs x num_ctas x the size a
+     * program needs rounded up to its alignment), computed once by the core,
+     * overflow-checked; 0 where the kernel needs none. A driver allocates them
+     * where the matching pointer above is NULL. */
+    uint64_t global_scratch_bytes;
+    uint64_t profile_scratch_bytes;
 } trd_driver_launch_t;
 
 /* trd_tensor_map_desc_t and enum trd_copy_kind are trident.h's (the public API takes them too). */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "drivers/common/scratch.h"
 #include "drivers/cuda/cuda_driver.h"
 
 void cuda_arena_init(struct cuda_arena *a)
@@ -81,13 +82,8 @@ struct cuda_arena *cuda_foreign_arena(struct cuda_device *d, CUstream s)
     return NULL;
 }
 
-static uint64_t align_up(uint64_t v, uint64_t a)
-{
-    return (v + a - 1) / a * a;
-}
-
-static trd_status_t scratch(struct cuda_module *m, struct cuda_stream *cs, CUstream s, uint64_t blocks,
-                            uint64_t size, uint64_t align, CUdeviceptr *out)
+static trd_status_t scratch(struct cuda_module *m, struct cuda_stream *cs, CUstream s, uint64_t bytes,
+                            CUdeviceptr *out)
 {
     struct cuda_device *d = m->dev;
     struct cuda_arena *a = cs ? &cs->arena : cuda_foreign_arena(d, s);
@@ -96,7 +92,7 @@ static trd_status_t scratch(struct cuda_module *m, struct cuda_stream *cs, CUstr
                                 "%s: more than %d foreign streams of cuda:%d need kernel scratch: pass "
                                 "trd_launch_t.global_scratch, or use trident streams",
                                 m->label, CUDA_FOREIGN_STREAMS, d->ordinal);
-    return cuda_arena_get(d, a, blocks * align_up(size, align), out);
+    return cuda_arena_get(d, a, bytes, out);
 }
 
 trd_status_t cuda_launch(void *module, void *stream, void *native, const trd_driver_launch_t *l)
@@ -117,10 +113,17 @@ trd_status_t cuda_launch(void *module, void *stream, void *native, const trd_dri
                                 m->label, (unsigned long long)blocks, (unsigned long long)m->coop_limit, d->ordinal);
     CUdeviceptr gs = (CUdeviceptr)(uintptr_t)l->global_scratch, ps = (CUdeviceptr)(uintptr_t)l->profile_scratch;
     trd_status_t st;
-    if (m->gs_size && !gs && (st = scratch(m, cs, s, blocks, m->gs_size, m->gs_align, &gs)) != TRD_OK)
-        return st;
-    if (m->ps_size && !ps && (st = scratch(m, cs, s, blocks, m->ps_size, m->ps_align, &ps)) != TRD_OK)
-        return st;
+    if ((m->gs_size && !gs) || (m->ps_size && !ps)) {
+        /* the core's checked figures (drivers/common/scratch.h) */
+        const trd_scratch_spec_t sp = {m->num_ctas, {m->gs_size, m->ps_size}, {m->gs_align, m->ps_align}};
+        uint64_t need[2];
+        if ((st = trd_launch_scratch(l, &sp, need)) != TRD_OK)
+            return st;
+        if (m->gs_size && !gs && (st = scratch(m, cs, s, need[0], &gs)) != TRD_OK)
+            return st;
+        if (m->ps_size && !ps && (st = scratch(m, cs, s, need[1], &ps)) != TRD_OK)
+            return st;
+    }
     /* Triton 3.x kernels end with the global and profile scratch pointers */
     l->params[l->num_params] = &gs;
     l->params[l->num_params + 1] = &ps;

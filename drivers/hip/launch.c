@@ -6,16 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "drivers/common/arith.h"
+#include "drivers/common/scratch.h"
 #include "drivers/hip/hip.h"
 
 /* Scratch beyond this is surely a wrong size: refuse it before overflowing. */
 #define HIP_SCRATCH_MAX ((uint64_t)1 << 44)
 #define HIP_ARENA_GRAIN ((uint64_t)1 << 16)
-
-static uint64_t hip_align_up(uint64_t v, uint64_t a)
-{
-    return (v + a - 1) / a * a;
-}
 
 void hip_arena_init(struct hip_arena *a)
 {
@@ -103,7 +100,8 @@ static trd_status_t hip_arena_grow(struct hip_device *dev, struct hip_arena *a, 
         return TRD_OK;
     }
     uint64_t size = b ? 2 * b->size : 0;
-    size = hip_align_up(size > need ? size : need, HIP_ARENA_GRAIN);
+    /* need <= HIP_SCRATCH_MAX, and so is a block: this cannot overflow */
+    (void)trd_align_up_u64(size > need ? size : need, HIP_ARENA_GRAIN, &size);
     struct hip_block *nb = malloc(sizeof *nb);
     if (!nb) {
         pthread_mutex_unlock(&a->lock);
@@ -137,40 +135,41 @@ static trd_status_t hip_arena_grow(struct hip_device *dev, struct hip_arena *a, 
     return TRD_OK;
 }
 
-static int hip_mul_ok(uint64_t a, uint64_t b, uint64_t *out)
-{
-    return !__builtin_mul_overflow(a, b, out) && *out <= HIP_SCRATCH_MAX;
-}
-
-/* Scratch for one launch: gridX*gridY*gridZ*num_ctas programs of
- * <size> bytes each, global then profile, at their alignments. The caller
- * holds a users reference on the arena. */
+/* Scratch for one launch: the core's checked bytes (drivers/common/scratch.h),
+ * global then profile, at their alignments. The caller holds a users
+ * reference on the arena. */
 static trd_status_t hip_arena_scratch(struct hip_device *dev, struct hip_arena *a, const struct hip_module *m,
                                       const trd_driver_launch_t *l, int want_g, int want_p, void **gs, void **ps)
 {
-    uint64_t programs, gbytes = 0, pbytes = 0;
-    if (!hip_mul_ok((uint64_t)l->grid[0] * l->grid[1], l->grid[2], &programs) ||
-        !hip_mul_ok(programs, m->num_ctas, &programs) || (want_g && !hip_mul_ok(programs, m->gs_size, &gbytes)) ||
-        (want_p && !hip_mul_ok(programs, m->ps_size, &pbytes)))
-        return trd_driver_error(TRD_ERR_LIMIT,
-                                "grid %ux%ux%u x num_ctas %u needs more than %llu bytes of scratch on %s "
-                                "(%llu global, %llu profile bytes a program)",
-                                l->grid[0], l->grid[1], l->grid[2], m->num_ctas, (unsigned long long)HIP_SCRATCH_MAX,
-                                dev->uri, (unsigned long long)m->gs_size, (unsigned long long)m->ps_size);
+    const trd_scratch_spec_t sp = {m->num_ctas, {m->gs_size, m->ps_size}, {m->gs_align, m->ps_align}};
+    uint64_t bytes[2];
+    trd_status_t st = trd_launch_scratch(l, &sp, bytes);
+    if (st != TRD_OK)
+        return st;
+    uint64_t gbytes = want_g ? bytes[0] : 0, pbytes = want_p ? bytes[1] : 0;
     uint64_t align = 1;
     if (want_g)
         align = m->gs_align;
     if (want_p && m->ps_align > align)
         align = m->ps_align;
-    uint64_t poff = want_p ? hip_align_up(gbytes, m->ps_align) : gbytes;
-    uint64_t need = poff + pbytes + align - 1; /* room to align the block's base */
+    uint64_t poff = gbytes, need;
+    /* need: profile after global at its alignment, and room to align the block's base */
+    if ((want_p && !trd_align_up_u64(gbytes, m->ps_align, &poff)) || !trd_add_u64(poff, pbytes, &need) ||
+        !trd_add_u64(need, align - 1, &need) || need > HIP_SCRATCH_MAX)
+        return trd_driver_error(TRD_ERR_LIMIT,
+                                "grid %ux%ux%u x num_ctas %u needs more than %llu bytes of scratch on %s "
+                                "(%llu global, %llu profile bytes a program)",
+                                l->grid[0], l->grid[1], l->grid[2], m->num_ctas, (unsigned long long)HIP_SCRATCH_MAX,
+                                dev->uri, (unsigned long long)m->gs_size, (unsigned long long)m->ps_size);
     struct hip_block *b = atomic_load(&a->current);
     if (!b || b->size < need) {
-        trd_status_t st = hip_arena_grow(dev, a, need, &b);
+        st = hip_arena_grow(dev, a, need, &b);
         if (st != TRD_OK)
             return st;
     }
-    char *base = (char *)(uintptr_t)hip_align_up((uintptr_t)b->base, align);
+    uint64_t at = (uintptr_t)b->base;
+    (void)trd_align_up_u64(at, align, &at); /* inside the block: need left room */
+    char *base = (char *)(uintptr_t)at;
     *gs = want_g ? base : NULL;
     *ps = want_p ? base + poff : NULL;
     return TRD_OK;
