@@ -7,6 +7,7 @@
 
 #include "drivers/common/arith.h"
 #include "drivers/common/scratch.h"
+#include "drivers/common/services.h"
 #include "drivers/common/vendor_lib.h"
 #include "tests/testutil.h"
 
@@ -196,10 +197,20 @@ START_TEST(test_launch_scratch)
 }
 END_TEST
 
+/* drivers/common reports through the core's services: bound once, as a
+ * driver's init binds them. */
+static void bind_services(void)
+{
+    trd_driver_init_args_t a = {.struct_size = sizeof a, .abi_version = TRD_DRIVER_ABI_VERSION,
+                                .services = tu_driver_services(NULL)};
+    ck_assert_int_eq(trd_drv_bind(&a), TRD_OK);
+}
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("drivers_common");
     TCase *t = tcase_create("vendor_lib");
+    tcase_add_checked_fixture(t, bind_services, NULL);
     tcase_add_test(t, test_broken_first_then_working);
     tcase_add_test(t, test_missing_first_then_working);
     tcase_add_test(t, test_none_usable);
@@ -207,6 +218,7 @@ static Suite *suite(void)
     tcase_add_test(t, test_resolver);
     suite_add_tcase(s, t);
     t = tcase_create("arith");
+    tcase_add_checked_fixture(t, bind_services, NULL);
     tcase_add_test(t, test_checked_arith);
     tcase_add_test(t, test_launch_scratch);
     suite_add_tcase(s, t);

@@ -1,5 +1,6 @@
 /* scratch.c: trd_launch_scratch (scratch.h). */
 #include "drivers/common/scratch.h"
+#include "drivers/common/services.h"
 
 #include "drivers/common/arith.h"
 
@@ -21,7 +22,7 @@ trd_status_t trd_launch_scratch(const trd_driver_launch_t *l, const trd_scratch_
         ok = !s->size[i] || (trd_align_up_u64(s->size[i], s->align[i], &per) && trd_mul_u64(programs, per, &r[i]));
     }
     if (!ok)
-        return trd_driver_error(TRD_ERR_LIMIT,
+        return trd_drv_error(TRD_ERR_LIMIT,
                                 "grid %ux%ux%u x %u CTAs x %llu global + %llu profile bytes of scratch a program is "
                                 "more than 2^64 bytes",
                                 l->grid[0], l->grid[1], l->grid[2], s->num_ctas ? s->num_ctas : 1,

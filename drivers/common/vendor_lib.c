@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "drivers/common/services.h"
 #include "drivers/common/vendor_lib.h"
 
 static void tried_add(trd_vlib_t *lib, const char *path, const char *why)
@@ -90,9 +91,9 @@ trd_status_t trd_vlib_open(trd_vlib_t *lib, const trd_vlib_spec_t *spec, const c
     memcpy(tried, lib->tried, sizeof tried);
     memset(lib, 0, sizeof *lib);
     if (configured && *configured)
-        return trd_driver_error(TRD_ERR_UNSUPPORTED, "no usable %s: %s = %s: tried %s", spec->what,
+        return trd_drv_error(TRD_ERR_UNSUPPORTED, "no usable %s: %s = %s: tried %s", spec->what,
                                 spec->config_key, configured, tried[0] ? tried : "nothing");
-    return trd_driver_error(TRD_ERR_UNSUPPORTED, "no usable %s: tried %s", spec->what,
+    return trd_drv_error(TRD_ERR_UNSUPPORTED, "no usable %s: tried %s", spec->what,
                             tried[0] ? tried : "nothing");
 }
 

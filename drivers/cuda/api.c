@@ -117,6 +117,6 @@ trd_status_t cuda_error(const struct cuda_api *api, CUresult r, const char *fmt,
         api->cuGetErrorName(r, &name);
     if (api->cuGetErrorString)
         api->cuGetErrorString(r, &text);
-    return trd_driver_error(map_status(r), "%s: %s (%d): %s%s", what, name ? name : "CUDA_ERROR", (int)r,
+    return trd_drv_error(map_status(r), "%s: %s (%d): %s%s", what, name ? name : "CUDA_ERROR", (int)r,
                             text ? text : "no description", fault_hint(r));
 }

@@ -9,6 +9,7 @@
 
 #include <trident/driver.h>
 
+#include "drivers/common/services.h"
 #include "drivers/common/vendor_lib.h"
 #include "drivers/cuda/symbols.h"
 

@@ -16,10 +16,13 @@ static int attr(const struct cuda_api *api, CUdevice d, CUdevice_attribute a)
 
 static trd_status_t cuda_init(const trd_driver_init_args_t *args, void **out)
 {
+    trd_status_t bound = trd_drv_bind(args); /* the core's services, before anything reports */
+    if (bound != TRD_OK)
+        return bound;
     struct cuda_driver *drv = calloc(1, sizeof *drv);
     if (!drv)
-        return trd_driver_error(TRD_ERR_NO_MEMORY, "out of memory");
-    const char *lib = args->config_get ? args->config_get(args->config_ctx, "library") : NULL;
+        return trd_drv_error(TRD_ERR_NO_MEMORY, "out of memory");
+    const char *lib = trd_drv_config(args, "library");
     trd_status_t st = cuda_api_load(&drv->lib, &drv->api, lib);
     if (st != TRD_OK) {
         free(drv);
@@ -43,7 +46,7 @@ static trd_status_t cuda_init(const trd_driver_init_args_t *args, void **out)
         if (!drv->info) {
             cuda_api_unload(&drv->lib, &drv->api);
             free(drv);
-            return trd_driver_error(TRD_ERR_NO_MEMORY, "out of memory");
+            return trd_drv_error(TRD_ERR_NO_MEMORY, "out of memory");
         }
     }
     for (int i = 0; i < drv->count; i++) {
@@ -114,7 +117,7 @@ static trd_status_t cuda_device_props(void *driver, uint32_t ordinal, trd_device
 {
     struct cuda_driver *drv = driver;
     if ((int)ordinal >= drv->count)
-        return trd_driver_error(TRD_ERR_NOT_FOUND, "cuda device %u does not exist", ordinal);
+        return trd_drv_error(TRD_ERR_NOT_FOUND, "cuda device %u does not exist", ordinal);
     uint32_t size = props->struct_size;
     *props = drv->info[ordinal].props;
     props->struct_size = size;
@@ -127,7 +130,7 @@ static trd_status_t cuda_device_open(void *driver, uint32_t ordinal, void **out)
     const struct cuda_api *api = &drv->api;
     struct cuda_device *d = calloc(1, sizeof *d);
     if (!d)
-        return trd_driver_error(TRD_ERR_NO_MEMORY, "out of memory");
+        return trd_drv_error(TRD_ERR_NO_MEMORY, "out of memory");
     d->drv = drv;
     d->api = api;
     d->ordinal = (int)ordinal;
@@ -198,7 +201,7 @@ void cuda_ctx_drain(struct cuda_device *d, const char *why)
         const char *name = NULL;
         if (d->api->cuGetErrorName)
             d->api->cuGetErrorName(r, &name);
-        trd_driver_log(TRD_LOG_WARN, "cuda: cuCtxSynchronize on cuda:%d %s: %s (%d)", d->ordinal, why,
+        trd_drv_log(TRD_LOG_WARN, "cuda: cuCtxSynchronize on cuda:%d %s: %s (%d)", d->ordinal, why,
                        name ? name : "CUDA_ERROR", (int)r);
     }
 }
@@ -292,7 +295,7 @@ static trd_status_t stream_new(struct cuda_device *d, CUstream native, void **ou
 {
     struct cuda_stream *s = calloc(1, sizeof *s);
     if (!s)
-        return trd_driver_error(TRD_ERR_NO_MEMORY, "out of memory");
+        return trd_drv_error(TRD_ERR_NO_MEMORY, "out of memory");
     s->dev = d;
     cuda_arena_init(&s->arena);
     if (native) {
@@ -324,7 +327,7 @@ static trd_status_t cuda_stream_create(void *device, void **out)
 static trd_status_t cuda_stream_wrap(void *device, void *native, void **out)
 {
     if (!native)
-        return trd_driver_error(TRD_ERR_INVALID_ARGUMENT, "cannot wrap the NULL (legacy default) CUstream: "
+        return trd_drv_error(TRD_ERR_INVALID_ARGUMENT, "cannot wrap the NULL (legacy default) CUstream: "
                                                           "pass a stream, or launch with native_stream NULL");
     return stream_new(device, native, out);
 }
@@ -371,7 +374,7 @@ static trd_status_t cuda_stream_capturing(void *stream, int32_t *capturing)
     struct cuda_stream *s = stream;
     const struct cuda_api *api = s->dev->api;
     if (!api->cuStreamIsCapturing)
-        return trd_driver_error(TRD_ERR_UNSUPPORTED, "this libcuda has no cuStreamIsCapturing");
+        return trd_drv_error(TRD_ERR_UNSUPPORTED, "this libcuda has no cuStreamIsCapturing");
     CUstreamCaptureStatus status;
     CUresult r = api->cuStreamIsCapturing(s->s, &status);
     if (r != CUDA_SUCCESS)
@@ -393,7 +396,7 @@ static trd_status_t cuda_event_create(void *device, void **out)
     struct cuda_device *d = device;
     struct cuda_event *e = calloc(1, sizeof *e);
     if (!e)
-        return trd_driver_error(TRD_ERR_NO_MEMORY, "out of memory");
+        return trd_drv_error(TRD_ERR_NO_MEMORY, "out of memory");
     struct cuda_ctx_scope sc;
     trd_status_t st = cuda_ctx_enter(d, &sc);
     if (st != TRD_OK) {
@@ -459,7 +462,7 @@ static trd_status_t cuda_event_elapsed(void *start, void *end, double *ms)
 }
 
 static const trd_driver_ops_t ops = {
-    .abi_version = TRD_DRIVER_ABI_VERSION,
+    .abi_version = TRD_DRV_ABI_VERSION,
     .struct_size = sizeof(trd_driver_ops_t),
     .name = "cuda",
     .backend = "cuda",
@@ -491,8 +494,4 @@ static const trd_driver_ops_t ops = {
     .stream_capturing = cuda_stream_capturing,
 };
 
-TRD_DRIVER_EXPORT const trd_driver_ops_t *trd_driver_entry(void);
-TRD_DRIVER_EXPORT const trd_driver_ops_t *trd_driver_entry(void)
-{
-    return &ops;
-}
+TRD_DRV_DEFINE_ENTRY(ops)

@@ -41,7 +41,7 @@ trd_status_t cuda_arena_get(struct cuda_device *d, struct cuda_arena *a, uint64_
         struct cuda_block *nb = calloc(1, sizeof *nb);
         struct cuda_ctx_scope sc;
         if (!nb) {
-            st = trd_driver_error(TRD_ERR_NO_MEMORY, "out of memory");
+            st = trd_drv_error(TRD_ERR_NO_MEMORY, "out of memory");
         } else if ((st = cuda_ctx_enter(d, &sc)) == TRD_OK) {
             CUresult r = d->api->cuMemAlloc(&nb->ptr, (size_t)n);
             cuda_ctx_leave(d, &sc);
@@ -88,7 +88,7 @@ static trd_status_t scratch(struct cuda_module *m, struct cuda_stream *cs, CUstr
     struct cuda_device *d = m->dev;
     struct cuda_arena *a = cs ? &cs->arena : cuda_foreign_arena(d, s);
     if (!a)
-        return trd_driver_error(TRD_ERR_LIMIT,
+        return trd_drv_error(TRD_ERR_LIMIT,
                                 "%s: more than %d foreign streams of cuda:%d need kernel scratch: pass "
                                 "trd_launch_t.global_scratch, or use trident streams",
                                 m->label, CUDA_FOREIGN_STREAMS, d->ordinal);
@@ -103,11 +103,11 @@ trd_status_t cuda_launch(void *module, void *stream, void *native, const trd_dri
     CUstream s = cs ? cs->s : (CUstream)native;
     uint64_t gx = (uint64_t)l->grid[0] * m->num_ctas;
     if (gx > 0x7fffffffu || l->grid[1] > 65535 || l->grid[2] > 65535)
-        return trd_driver_error(TRD_ERR_LIMIT, "%s: grid %ux%ux%u (x%u CTAs) exceeds CUDA's 2^31-1 x 65535 x 65535",
+        return trd_drv_error(TRD_ERR_LIMIT, "%s: grid %ux%ux%u (x%u CTAs) exceeds CUDA's 2^31-1 x 65535 x 65535",
                                 m->label, l->grid[0], l->grid[1], l->grid[2], m->num_ctas);
     uint64_t blocks = gx * l->grid[1] * l->grid[2];
     if (m->coop_limit && blocks > m->coop_limit)
-        return trd_driver_error(TRD_ERR_LIMIT,
+        return trd_drv_error(TRD_ERR_LIMIT,
                                 "%s: a cooperative launch of %llu blocks, but only %llu can be resident at once on "
                                 "cuda:%d",
                                 m->label, (unsigned long long)blocks, (unsigned long long)m->coop_limit, d->ordinal);

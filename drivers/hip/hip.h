@@ -24,6 +24,7 @@
 
 #include <trident/driver.h>
 
+#include "drivers/common/services.h"
 #include "drivers/common/vendor_lib.h"
 #include "drivers/hip/hip_abi.h"
 #include "drivers/hip/symbols.h"

@@ -35,7 +35,7 @@ void hip_blocks_free(const struct hip_device *dev, struct hip_block *b)
         if (e != HIP_SUCCESS) {
             char why[256];
             hip_describe(api, e, why, sizeof why);
-            trd_driver_log(TRD_LOG_WARN, "hip: freeing %llu bytes of scratch on %s failed: %s",
+            trd_drv_log(TRD_LOG_WARN, "hip: freeing %llu bytes of scratch on %s failed: %s",
                            (unsigned long long)b->size, dev->uri, why);
         }
         free(b);
@@ -105,7 +105,7 @@ static trd_status_t hip_arena_grow(struct hip_device *dev, struct hip_arena *a, 
     struct hip_block *nb = malloc(sizeof *nb);
     if (!nb) {
         pthread_mutex_unlock(&a->lock);
-        return trd_driver_error(TRD_ERR_NO_MEMORY, "out of memory");
+        return trd_drv_error(TRD_ERR_NO_MEMORY, "out of memory");
     }
     /* hipMalloc allocates on the current device: the one place a launch on a
      * caller's stream sets it (and restores it), when it is not already. */
@@ -156,7 +156,7 @@ static trd_status_t hip_arena_scratch(struct hip_device *dev, struct hip_arena *
     /* need: profile after global at its alignment, and room to align the block's base */
     if ((want_p && !trd_align_up_u64(gbytes, m->ps_align, &poff)) || !trd_add_u64(poff, pbytes, &need) ||
         !trd_add_u64(need, align - 1, &need) || need > HIP_SCRATCH_MAX)
-        return trd_driver_error(TRD_ERR_LIMIT,
+        return trd_drv_error(TRD_ERR_LIMIT,
                                 "grid %ux%ux%u x num_ctas %u needs more than %llu bytes of scratch on %s "
                                 "(%llu global, %llu profile bytes a program)",
                                 l->grid[0], l->grid[1], l->grid[2], m->num_ctas, (unsigned long long)HIP_SCRATCH_MAX,
@@ -207,7 +207,7 @@ trd_status_t hip_launch(void *module, void *stream, void *native, const trd_driv
     /* Triton's launcher: grid x counts CTAs, block = warp_size * num_warps. */
     uint64_t grid_x = (uint64_t)l->grid[0] * m->num_ctas;
     if (grid_x > UINT32_MAX)
-        return trd_driver_error(TRD_ERR_LIMIT, "grid x %u x num_ctas %u = %llu blocks: more than HIP's 2^32-1",
+        return trd_drv_error(TRD_ERR_LIMIT, "grid x %u x num_ctas %u = %llu blocks: more than HIP's 2^32-1",
                                 l->grid[0], m->num_ctas, (unsigned long long)grid_x);
     /* Triton 3.x kernels take two trailing pointers, NULL when the metadata
      * asks for no scratch; the caller's when given, else the stream arena's. */
@@ -219,7 +219,7 @@ trd_status_t hip_launch(void *module, void *stream, void *native, const trd_driv
     if (want_g || want_p) {
         arena = s && s->owned ? &s->arena : hip_native_arena(dev, hs);
         if (!arena)
-            return trd_driver_error(TRD_ERR_LIMIT,
+            return trd_drv_error(TRD_ERR_LIMIT,
                                     "scratch for a launch on %s: trident already keeps scratch for %d foreign "
                                     "streams of the device; pass trd_launch_t.global_scratch",
                                     dev->uri, HIP_NATIVE_ARENAS);

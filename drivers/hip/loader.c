@@ -36,9 +36,9 @@ trd_status_t hip_library_open(struct hip_driver *d, const char *configured)
     if (pin)
         dlclose(pin);
     if (d->lib.tried[0])
-        trd_driver_log(TRD_LOG_INFO, "hip: using %s after %s", d->lib.path, d->lib.tried);
+        trd_drv_log(TRD_LOG_INFO, "hip: using %s after %s", d->lib.path, d->lib.tried);
     else
-        trd_driver_log(TRD_LOG_INFO, "hip: using %s", d->lib.path);
+        trd_drv_log(TRD_LOG_INFO, "hip: using %s", d->lib.path);
     return TRD_OK;
 }
 

@@ -10,7 +10,7 @@ trd_status_t hip_stream_create(void *device, void **out)
     const struct hip_api *api = &dev->drv->api;
     struct hip_stream *s = calloc(1, sizeof *s);
     if (!s)
-        return trd_driver_error(TRD_ERR_NO_MEMORY, "out of memory");
+        return trd_drv_error(TRD_ERR_NO_MEMORY, "out of memory");
     int prev;
     trd_status_t st = hip_device_enter(dev, &prev);
     if (st != TRD_OK) {
@@ -35,7 +35,7 @@ trd_status_t hip_stream_wrap(void *device, void *native, void **out)
 {
     struct hip_stream *s = calloc(1, sizeof *s);
     if (!s)
-        return trd_driver_error(TRD_ERR_NO_MEMORY, "out of memory");
+        return trd_drv_error(TRD_ERR_NO_MEMORY, "out of memory");
     s->dev = device;
     s->handle = native;
     s->owned = 0; /* scratch for it lives in the device's table of foreign streams */
@@ -97,7 +97,7 @@ trd_status_t hip_stream_capturing(void *stream, int32_t *capturing)
     struct hip_stream *s = stream;
     const struct hip_api *api = &s->dev->drv->api;
     if (!api->hipStreamIsCapturing)
-        return trd_driver_error(TRD_ERR_UNSUPPORTED, "this HIP runtime has no hipStreamIsCapturing");
+        return trd_drv_error(TRD_ERR_UNSUPPORTED, "this HIP runtime has no hipStreamIsCapturing");
     int status = HIP_STREAM_CAPTURE_NONE;
     hipError_t e = api->hipStreamIsCapturing(s->handle, &status);
     if (e != HIP_SUCCESS)
@@ -113,7 +113,7 @@ trd_status_t hip_event_create(void *device, void **out)
     const struct hip_api *api = &dev->drv->api;
     struct hip_event *ev = calloc(1, sizeof *ev);
     if (!ev)
-        return trd_driver_error(TRD_ERR_NO_MEMORY, "out of memory");
+        return trd_drv_error(TRD_ERR_NO_MEMORY, "out of memory");
     int prev;
     trd_status_t st = hip_device_enter(dev, &prev);
     if (st != TRD_OK) {

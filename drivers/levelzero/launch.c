@@ -72,12 +72,12 @@ static trd_status_t zdrv_scratch_for(struct zdrv_module *m, struct zdrv_stream *
     uint64_t off_p, need, cap; /* cap: what the arena is grown to */
     if (!trd_align_up_u64(need_g, palign, &off_p) || !trd_add_u64(off_p, need_p, &need) ||
         !trd_align_up_u64(need, 65536, &cap))
-        return trd_driver_error(TRD_ERR_LIMIT, "the scratch of a (%u, %u, %u) grid overflows 64 bits", l->grid[0],
+        return trd_drv_error(TRD_ERR_LIMIT, "the scratch of a (%u, %u, %u) grid overflows 64 bits", l->grid[0],
                                 l->grid[1], l->grid[2]);
     if (need == 0)
         return TRD_OK;
     if (!s)
-        return trd_driver_error(TRD_ERR_INVALID_ARGUMENT,
+        return trd_drv_error(TRD_ERR_INVALID_ARGUMENT,
                                 "the kernel needs %llu bytes of scratch: a launch on a bare native command list "
                                 "must pass global_scratch/profile_scratch (or wrap the list with trd_stream_wrap)",
                                 (unsigned long long)need);
@@ -144,14 +144,14 @@ trd_status_t zdrv_launch(void *module, void *stream, void *native, const trd_dri
     if (l->grid[0] == 0 || l->grid[1] == 0 || l->grid[2] == 0)
         return TRD_OK;
     if (l->num_params != m->num_params)
-        return trd_driver_error(TRD_ERR_INVALID_ARGUMENT, "the kernel takes %u parameters, the launch passes %u",
+        return trd_drv_error(TRD_ERR_INVALID_ARGUMENT, "the kernel takes %u parameters, the launch passes %u",
                                 m->num_params, l->num_params);
     const ze_device_compute_properties_t *c = &dev->info->compute;
     /* a maximum of 0 means the driver did not say */
     if ((c->maxGroupCountX && l->grid[0] > c->maxGroupCountX) ||
         (c->maxGroupCountY && l->grid[1] > c->maxGroupCountY) ||
         (c->maxGroupCountZ && l->grid[2] > c->maxGroupCountZ))
-        return trd_driver_error(TRD_ERR_LIMIT,
+        return trd_drv_error(TRD_ERR_LIMIT,
                                 "grid (%u, %u, %u) exceeds the group counts levelzero:%u allows (%u, %u, %u)",
                                 l->grid[0], l->grid[1], l->grid[2], dev->ordinal, c->maxGroupCountX,
                                 c->maxGroupCountY, c->maxGroupCountZ);

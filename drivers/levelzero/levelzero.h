@@ -18,6 +18,7 @@
 
 #include <level_zero/ze_api.h>
 
+#include "drivers/common/services.h"
 #include "drivers/common/vendor_lib.h"
 #include <trident/driver.h>
 
