@@ -133,4 +133,29 @@ trd_status_t cuda_tensor_map_encode(void *device, const trd_tensor_map_desc_t *d
 int cuda_cache_read(struct cuda_driver *drv, const char *dir, const char *key, void **data, size_t *size);
 void cuda_cache_write(struct cuda_driver *drv, const char *dir, const char *key, const void *data, size_t size);
 
+/* The ops, one file each (device.c, memory.c, stream.c, event.c; entry.c holds the table). */
+trd_status_t cuda_init(const trd_driver_init_args_t *args, void **driver);
+void cuda_fini(void *driver);
+trd_status_t cuda_device_count(void *driver, uint32_t *count);
+trd_status_t cuda_device_props(void *driver, uint32_t ordinal, trd_device_props_t *props);
+trd_status_t cuda_device_open(void *driver, uint32_t ordinal, void **device);
+void cuda_device_close(void *device);
+trd_status_t cuda_mem_alloc(void *device, uint64_t size, void **ptr);
+void cuda_mem_free(void *device, void *ptr);
+trd_status_t cuda_mem_copy(void *device, void *dst, const void *src, uint64_t size, int32_t kind, void *stream);
+trd_status_t cuda_mem_set(void *device, void *dst, uint8_t value, uint64_t size, void *stream);
+/* The CUstream of a driver stream (NULL: the default stream). */
+CUstream cuda_stream_of(void *stream);
+trd_status_t cuda_stream_create(void *device, void **stream);
+trd_status_t cuda_stream_wrap(void *device, void *native, void **stream);
+void cuda_stream_destroy(void *stream);
+trd_status_t cuda_stream_sync(void *stream);
+void *cuda_stream_native(void *stream);
+trd_status_t cuda_stream_capturing(void *stream, int32_t *capturing);
+trd_status_t cuda_event_create(void *device, void **event);
+void cuda_event_destroy(void *event);
+trd_status_t cuda_event_record(void *event, void *stream);
+trd_status_t cuda_event_sync(void *event);
+trd_status_t cuda_event_elapsed(void *start, void *end, double *ms);
+
 #endif

@@ -1,13 +1,14 @@
 /* hip.h: the HIP driver's parts.
  *
- *   loader.c  dlopens the HIP runtime and resolves symbols.h
- *   error.c   HIP errors as trident statuses and messages
+ *   entry.c   the ops table
  *   device.c  init, enumeration and properties, the current device
+ *   memory.c  allocations and copies
+ *   stream.c  streams
+ *   event.c   timing events
  *   module.c  HSACO code objects
  *   launch.c  kernel launches and their scratch arenas
- *   memory.c  allocations and copies
- *   stream.c  streams and events
- *   entry.c   the ops table
+ *   status.c  HIP errors as trident statuses and messages
+ *   loader.c  the HIP runtime through drivers/common's loader (symbols.h)
  *
  * HIP keeps a current device per thread and binds modules, streams, events
  * and allocations to the device current when they are made. The driver makes
@@ -122,7 +123,7 @@ struct hip_event {
 trd_status_t hip_library_open(struct hip_driver *d, const char *configured);
 void hip_library_close(struct hip_driver *d);
 
-/* error.c */
+/* status.c */
 trd_status_t hip_status(hipError_t e);
 /* "hipErrorNoDevice"; "hipError" when the runtime cannot name it. */
 const char *hip_error_name(const struct hip_api *api, hipError_t e);

@@ -124,7 +124,7 @@ struct zdrv_event {
     int recorded;
 };
 
-/* result.c */
+/* status.c */
 const char *zdrv_result_name(ze_result_t r);
 trd_status_t zdrv_status(ze_result_t r);
 /* Reports a failed call: "<context>: <call> failed: ZE_RESULT_X (0x...)"; an

@@ -1,4 +1,4 @@
-/* error.c: HIP errors as trident statuses, and messages that carry the HIP
+/* status.c: HIP errors as trident statuses, and messages that carry the HIP
  * error's name, number and text with what was being done. */
 #include <stdarg.h>
 #include <stdio.h>

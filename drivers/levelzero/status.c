@@ -1,4 +1,4 @@
-/* result.c: ze_result_t names, their trident status, and error messages that
+/* status.c: ze_result_t names, their trident status, and error messages that
  * carry both. */
 #include <stdarg.h>
 #include <stdio.h>
