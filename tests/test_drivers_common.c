@@ -2,12 +2,14 @@
  * shares: the vendor-library loader's rule (real dlopen of the vl_* libraries
  * this suite builds) and the checked arithmetic. */
 #include <dlfcn.h>
+#include <pthread.h>
 
 #include <trident/driver.h>
 
 #include "drivers/common/arith.h"
 #include "drivers/common/scratch.h"
 #include "drivers/common/services.h"
+#include "drivers/common/slot_map.h"
 #include "drivers/common/vendor_lib.h"
 #include "tests/testutil.h"
 
@@ -197,6 +199,64 @@ START_TEST(test_launch_scratch)
 }
 END_TEST
 
+/* The native-stream slot map: a handle keeps its slot, NULL is a handle,
+ * distinct handles get distinct slots, and when all are taken the next is
+ * refused (-1) while the known ones are still found. */
+START_TEST(test_slot_map)
+{
+    static trd_slot_map_t m;
+    trd_slot_map_init(&m);
+    static char handles[TRD_SLOT_MAP_SLOTS + 1][16];
+    int seen[TRD_SLOT_MAP_SLOTS] = {0};
+    int null_slot = trd_slot_map_find(&m, NULL);
+    ck_assert_int_ge(null_slot, 0);
+    seen[null_slot] = 1;
+    for (int i = 0; i < TRD_SLOT_MAP_SLOTS - 1; i++) {
+        int at = trd_slot_map_find(&m, handles[i]);
+        ck_assert_msg(at >= 0 && at < TRD_SLOT_MAP_SLOTS && !seen[at], "handle %d: slot %d", i, at);
+        seen[at] = 1;
+    }
+    ck_assert_int_eq(trd_slot_map_find(&m, handles[TRD_SLOT_MAP_SLOTS]), -1); /* full */
+    ck_assert_int_eq(trd_slot_map_find(&m, NULL), null_slot);
+    for (int i = 0; i < TRD_SLOT_MAP_SLOTS - 1; i++)
+        ck_assert_int_eq(seen[trd_slot_map_find(&m, handles[i])], 1);
+    ck_assert_int_eq(trd_slot_map_find(&m, handles[5]), trd_slot_map_find(&m, handles[5]));
+}
+END_TEST
+
+/* Threads racing to claim the same handles agree on their slots. */
+static trd_slot_map_t race_map;
+static char race_handles[32];
+static int race_slots[8][32];
+
+static void *race(void *arg)
+{
+    int t = (int)(intptr_t)arg;
+    for (int i = 0; i < 32; i++) {
+        int h = (i * 7 + t) % 32;
+        race_slots[t][h] = trd_slot_map_find(&race_map, &race_handles[h]);
+    }
+    return NULL;
+}
+
+START_TEST(test_slot_map_race)
+{
+    trd_slot_map_init(&race_map);
+    pthread_t th[8];
+    for (int t = 0; t < 8; t++)
+        ck_assert_int_eq(pthread_create(&th[t], NULL, race, (void *)(intptr_t)t), 0);
+    for (int t = 0; t < 8; t++)
+        pthread_join(th[t], NULL);
+    for (int h = 0; h < 32; h++) {
+        ck_assert_int_ge(race_slots[0][h], 0);
+        for (int t = 1; t < 8; t++)
+            ck_assert_int_eq(race_slots[t][h], race_slots[0][h]);
+        for (int g = 0; g < h; g++)
+            ck_assert_int_ne(race_slots[0][g], race_slots[0][h]);
+    }
+}
+END_TEST
+
 /* drivers/common reports through the core's services: bound once, as a
  * driver's init binds them. */
 static void bind_services(void)
@@ -221,6 +281,8 @@ static Suite *suite(void)
     tcase_add_checked_fixture(t, bind_services, NULL);
     tcase_add_test(t, test_checked_arith);
     tcase_add_test(t, test_launch_scratch);
+    tcase_add_test(t, test_slot_map);
+    tcase_add_test(t, test_slot_map_race);
     suite_add_tcase(s, t);
     return s;
 }

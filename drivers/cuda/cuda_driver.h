@@ -10,6 +10,7 @@
 #include <trident/driver.h>
 
 #include "drivers/common/services.h"
+#include "drivers/common/slot_map.h"
 #include "drivers/common/vendor_lib.h"
 #include "drivers/cuda/symbols.h"
 
@@ -47,12 +48,7 @@ struct cuda_arena {
 
 struct cuda_driver;
 
-#define CUDA_FOREIGN_STREAMS 64
-
-struct cuda_foreign {
-    _Atomic(CUstream) stream;   /* the key; NULL: free slot */
-    struct cuda_arena arena;
-};
+#define CUDA_FOREIGN_STREAMS TRD_SLOT_MAP_SLOTS
 
 struct cuda_device {
     struct cuda_driver *drv;
@@ -65,7 +61,8 @@ struct cuda_device {
     int shared_optin;
     int cooperative;
     int cluster;
-    struct cuda_foreign foreign[CUDA_FOREIGN_STREAMS];
+    trd_slot_map_t foreign;     /* streams trident does not own -> foreign_arena[] */
+    struct cuda_arena foreign_arena[CUDA_FOREIGN_STREAMS];
 };
 
 struct cuda_stream {

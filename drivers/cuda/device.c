@@ -148,10 +148,9 @@ trd_status_t cuda_device_open(void *driver, uint32_t ordinal, void **out)
     d->shared_optin = attr(api, d->dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
     d->cooperative = attr(api, d->dev, CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH);
     d->cluster = attr(api, d->dev, CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH);
-    for (int i = 0; i < CUDA_FOREIGN_STREAMS; i++) {
-        atomic_init(&d->foreign[i].stream, NULL);
-        cuda_arena_init(&d->foreign[i].arena);
-    }
+    trd_slot_map_init(&d->foreign);
+    for (int i = 0; i < CUDA_FOREIGN_STREAMS; i++)
+        cuda_arena_init(&d->foreign_arena[i]);
     *out = d;
     return TRD_OK;
 }
@@ -164,7 +163,7 @@ void cuda_device_close(void *device)
     if (entered)
         cuda_ctx_drain(d, "before freeing the scratch of foreign streams");
     for (int i = 0; i < CUDA_FOREIGN_STREAMS; i++)
-        cuda_arena_free(d->api, &d->foreign[i].arena);
+        cuda_arena_free(d->api, &d->foreign_arena[i]);
     if (entered)
         cuda_ctx_leave(d, &sc);
     d->api->cuDevicePrimaryCtxRelease(d->dev);

@@ -67,19 +67,8 @@ trd_status_t cuda_arena_get(struct cuda_device *d, struct cuda_arena *a, uint64_
 /* The arena of a stream trident does not own, found or claimed without a lock. */
 struct cuda_arena *cuda_foreign_arena(struct cuda_device *d, CUstream s)
 {
-    /* the legacy default stream is NULL, which marks a free slot: give it a key */
-    CUstream key = s ? s : (CUstream)(uintptr_t)-1;
-    for (int i = 0; i < CUDA_FOREIGN_STREAMS; i++) {
-        CUstream cur = atomic_load_explicit(&d->foreign[i].stream, memory_order_acquire);
-        if (cur == key)
-            return &d->foreign[i].arena;
-        if (!cur) {
-            CUstream expected = NULL;
-            if (atomic_compare_exchange_strong(&d->foreign[i].stream, &expected, key) || expected == key)
-                return &d->foreign[i].arena;
-        }
-    }
-    return NULL;
+    int i = trd_slot_map_find(&d->foreign, s);
+    return i < 0 ? NULL : &d->foreign_arena[i];
 }
 
 static trd_status_t scratch(struct cuda_module *m, struct cuda_stream *cs, CUstream s, uint64_t bytes,

@@ -293,10 +293,9 @@ trd_status_t hip_device_open(void *driver, uint32_t ordinal, void **out)
     dev->ordinal = (int)ordinal;
     snprintf(dev->uri, sizeof dev->uri, "hip:%u", ordinal);
     hip_arena_init(&dev->null_arena);
-    for (size_t i = 0; i < HIP_NATIVE_ARENAS; i++) {
-        atomic_init(&dev->native[i].stream, NULL);
-        hip_arena_init(&dev->native[i].arena);
-    }
+    trd_slot_map_init(&dev->native);
+    for (size_t i = 0; i < HIP_NATIVE_ARENAS; i++)
+        hip_arena_init(&dev->native_arena[i]);
     *out = dev;
     return TRD_OK;
 }
@@ -317,7 +316,7 @@ void hip_device_close(void *device)
         hip_device_leave(dev, prev);
     }
     for (size_t i = HIP_NATIVE_ARENAS; i-- > 0;)
-        hip_arena_destroy(dev, &dev->native[i].arena);
+        hip_arena_destroy(dev, &dev->native_arena[i]);
     hip_arena_destroy(dev, &dev->null_arena);
     free(dev);
 }

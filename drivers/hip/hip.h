@@ -26,6 +26,7 @@
 #include <trident/driver.h>
 
 #include "drivers/common/services.h"
+#include "drivers/common/slot_map.h"
 #include "drivers/common/vendor_lib.h"
 #include "drivers/hip/hip_abi.h"
 #include "drivers/hip/symbols.h"
@@ -77,12 +78,7 @@ struct hip_arena {
 
 /* Arenas of streams trident does not own, keyed by the native handle; a slot
  * is claimed once with a compare-and-swap and kept until the device closes. */
-#define HIP_NATIVE_ARENAS 64
-
-struct hip_native_arena {
-    _Atomic(hipStream_t) stream;
-    struct hip_arena arena;
-};
+#define HIP_NATIVE_ARENAS TRD_SLOT_MAP_SLOTS
 
 struct hip_device {
     struct hip_driver *drv;
@@ -90,7 +86,8 @@ struct hip_device {
     int ordinal;
     char uri[24];                 /* "hip:0", for messages */
     struct hip_arena null_arena;  /* the device's default (NULL) stream */
-    struct hip_native_arena native[HIP_NATIVE_ARENAS];
+    trd_slot_map_t native;        /* streams trident does not own -> native_arena[] */
+    struct hip_arena native_arena[HIP_NATIVE_ARENAS];
 };
 
 enum hip_launch_mode { HIP_LAUNCH_PLAIN, HIP_LAUNCH_COOPERATIVE, HIP_LAUNCH_CLUSTER };

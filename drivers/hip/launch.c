@@ -181,20 +181,8 @@ static struct hip_arena *hip_native_arena(struct hip_device *dev, hipStream_t s)
 {
     if (!s)
         return &dev->null_arena;
-    size_t start = (size_t)(((uintptr_t)s >> 4) * UINT64_C(0x9e3779b97f4a7c15) >> 58) % HIP_NATIVE_ARENAS;
-    for (size_t i = 0; i < HIP_NATIVE_ARENAS; i++) {
-        struct hip_native_arena *slot = &dev->native[(start + i) % HIP_NATIVE_ARENAS];
-        hipStream_t key = atomic_load(&slot->stream);
-        if (!key) {
-            hipStream_t expected = NULL;
-            if (atomic_compare_exchange_strong(&slot->stream, &expected, s))
-                return &slot->arena;
-            key = expected; /* another thread claimed it first */
-        }
-        if (key == s)
-            return &slot->arena;
-    }
-    return NULL;
+    int i = trd_slot_map_find(&dev->native, s);
+    return i < 0 ? NULL : &dev->native_arena[i];
 }
 
 trd_status_t hip_launch(void *module, void *stream, void *native, const trd_driver_launch_t *l)
