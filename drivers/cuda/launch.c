@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "drivers/common/arith.h"
 #include "drivers/common/scratch.h"
 #include "drivers/cuda/cuda_driver.h"
 
@@ -37,7 +38,7 @@ trd_status_t cuda_arena_get(struct cuda_device *d, struct cuda_arena *a, uint64_
     pthread_mutex_lock(&a->grow);
     b = atomic_load_explicit(&a->current, memory_order_relaxed);
     if (!b || b->size < size) {
-        uint64_t n = b && b->size * 2 > size ? b->size * 2 : size;
+        uint64_t twice, n = b && trd_mul_u64(b->size, 2, &twice) && twice > size ? twice : size;
         struct cuda_block *nb = calloc(1, sizeof *nb);
         struct cuda_ctx_scope sc;
         if (!nb) {
