@@ -270,6 +270,14 @@ trd_status_t trd_kernel_loaded(trd_kernel_t *k, trd_device_t *dev, struct trd_lo
  * launch). Each driver checks its device's own, lower limits. */
 trd_status_t trd_grid_check(const uint32_t grid[3], const char *kernel);
 
+/* Scratch (core/scratch.c), computed once here for every driver: the bytes
+ * one program needs ([0] global, [1] profile), rounded up to the alignment
+ * (UINT64_MAX where that overflows, so that any grid's product does), and a
+ * launch's total for a checked grid, overflow-checked. */
+void trd_scratch_per_program(const struct trd_meta *m, uint64_t per[2]);
+trd_status_t trd_scratch_need(const uint64_t per[2], uint32_t num_ctas, const uint32_t grid[3], const char *kernel,
+                              const char *uri, uint64_t need[2]);
+
 /* Checks args against the signature and packs them: values into `storage`
  * (8 bytes a parameter), pointers into params[], sizes into sizes[]. */
 trd_status_t trd_args_pack(const trd_kernel_t *k, const trd_device_t *dev, const trd_arg_t *args,

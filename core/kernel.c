@@ -583,6 +583,12 @@ TRD_API trd_status_t trd_kernel_launch(trd_kernel_t *k, const trd_launch_t *laun
         return st;
     if (launch->grid[0] == 0 || launch->grid[1] == 0 || launch->grid[2] == 0)
         return TRD_OK;
+    const struct trd_meta *meta = &l->target->meta;
+    uint64_t per[2], need[2];
+    trd_scratch_per_program(meta, per);
+    if ((st = trd_scratch_need(per, meta->num_ctas ? meta->num_ctas : 1, launch->grid, k->src.name, dev->uri,
+                               need)) != TRD_OK)
+        return st;
     trd_driver_launch_t dl = {
         .struct_size = sizeof dl,
         .num_params = k->src.sig.num_params,
@@ -591,6 +597,8 @@ TRD_API trd_status_t trd_kernel_launch(trd_kernel_t *k, const trd_launch_t *laun
         .param_sizes = sizes,
         .global_scratch = launch->global_scratch,
         .profile_scratch = launch->profile_scratch,
+        .global_scratch_bytes = need[0],
+        .profile_scratch_bytes = need[1],
     };
     st = dev->drv->ops->launch(l->module, stream, native, &dl);
     if (st != TRD_OK)

@@ -113,14 +113,16 @@ static const char *check_ops(const trd_driver_ops_t *ops, char *buf, size_t cap)
 {
     if (!ops)
         return "its entry returned NULL";
-    if (ops->abi_version != TRD_DRIVER_ABI_VERSION) {
-        snprintf(buf, cap, "driver ABI version %u is not supported (this trident supports %u)",
-                 ops->abi_version, TRD_DRIVER_ABI_VERSION);
+    if (ops->abi_version < TRD_DRIVER_ABI_MIN_VERSION || ops->abi_version > TRD_DRIVER_ABI_VERSION) {
+        snprintf(buf, cap, "driver ABI version %u is not supported (this trident supports %u to %u): %s",
+                 ops->abi_version, TRD_DRIVER_ABI_MIN_VERSION, TRD_DRIVER_ABI_VERSION,
+                 ops->abi_version > TRD_DRIVER_ABI_VERSION ? "the module is newer than this libtrident"
+                                                           : "the module is older than any this libtrident runs");
         return buf;
     }
     if (ops->struct_size < OPS_V1_SIZE) {
         snprintf(buf, cap, "its ops table is %u bytes, smaller than the %zu of ABI version %u",
-                 ops->struct_size, (size_t)OPS_V1_SIZE, TRD_DRIVER_ABI_VERSION);
+                 ops->struct_size, (size_t)OPS_V1_SIZE, ops->abi_version);
         return buf;
     }
     if (!valid_name(ops->name))
@@ -170,6 +172,23 @@ static const char *config_get(void *ctx, const char *key)
     return trd_config_value(c->config, c->section, key);
 }
 
+static trd_status_t services_error(trd_status_t status, const char *fmt, va_list ap)
+{
+    return trd_error_vset(status, fmt, ap);
+}
+
+/* What a version-2 driver calls instead of linking libtrident. */
+static const trd_driver_services_t services = {
+    .struct_size = sizeof(trd_driver_services_t),
+    .error = services_error,
+    .log = trd_vlog,
+    .config_get = config_get,
+    .options_get = trd_options_get,
+    .options_get_int = trd_options_get_int,
+    .options_get_bool = trd_options_get_bool,
+    .options_is_set = trd_options_is_set,
+};
+
 /* Runs a checked module's init and records the outcome. */
 static void start_driver(trd_runtime_t *rt, struct trd_driver *d, const trd_driver_ops_t *ops)
 {
@@ -204,11 +223,12 @@ static void start_driver(trd_runtime_t *rt, struct trd_driver *d, const trd_driv
     char note[512] = "";
     trd_driver_init_args_t args = {
         .struct_size = sizeof args,
-        .abi_version = TRD_DRIVER_ABI_VERSION,
+        .abi_version = ops->abi_version,
         .config_get = config_get,
         .config_ctx = &cc,
         .note = note,
         .note_cap = sizeof note,
+        .services = &services,
     };
     trd_error_clear();
     void *ctx = NULL;
@@ -264,15 +284,14 @@ static void load_module(trd_runtime_t *rt, const char *path)
         set_reason(d, TRD_DRIVER_FAILED, "no '%s' symbol: not a trident driver module", TRD_DRIVER_ENTRY_SYMBOL);
         return;
     }
-    const trd_driver_ops_t *ops = entry();
+    const trd_driver_ops_t *ops = entry(TRD_DRIVER_ABI_VERSION);
     char buf[256];
     const char *why = check_ops(ops, buf, sizeof buf);
     if (why) {
         if (ops && ops->abi_version)
             d->abi_version = ops->abi_version;
         dlclose(dl);
-        set_reason(d, ops && ops->abi_version != TRD_DRIVER_ABI_VERSION ? TRD_DRIVER_FAILED : TRD_DRIVER_FAILED,
-                   "%s", why);
+        set_reason(d, TRD_DRIVER_FAILED, "%s", why);
         return;
     }
     if (trd_host_driver_ops && strcmp(ops->name, "host") == 0) {

@@ -51,16 +51,6 @@ TRD_API trd_status_t trd_kernel_param_info(const trd_kernel_t *k, uint32_t index
     return TRD_OK;
 }
 
-static uint64_t per_program(uint64_t size, uint64_t align)
-{
-    if (!size)
-        return 0;
-    uint64_t a = align ? align : 1, up;
-    if (__builtin_add_overflow(size, a - 1, &up))
-        return UINT64_MAX; /* past any grid's room: the launch's product overflows */
-    return up / a * a;
-}
-
 TRD_API trd_status_t trd_kernel_prepare(trd_kernel_t *k, trd_device_t *dev, trd_prepared_t **out)
 {
     if (!k || !dev || !out)
@@ -81,8 +71,7 @@ TRD_API trd_status_t trd_kernel_prepare(trd_kernel_t *k, trd_device_t *dev, trd_
         p->sizes[i] = launch_param(k, i)->size;
     const struct trd_meta *m = &l->target->meta;
     p->num_ctas = m->num_ctas ? m->num_ctas : 1;
-    p->scratch[0] = per_program(m->global_scratch_size, m->global_scratch_align);
-    p->scratch[1] = per_program(m->profile_scratch_size, m->profile_scratch_align);
+    trd_scratch_per_program(m, p->scratch);
     *out = p;
     return TRD_OK;
 }
@@ -92,24 +81,9 @@ TRD_API void trd_prepared_destroy(trd_prepared_t *p)
     free(p);
 }
 
-/* Scratch bytes for a checked grid (fewer than 2^63 programs): programs x num_ctas x per program. */
 static trd_status_t scratch_need(const struct trd_prepared *p, const uint32_t grid[3], uint64_t need[2])
 {
-    uint64_t programs = (uint64_t)grid[0] * grid[1] * grid[2], units;
-    for (int i = 0; i < 2; i++) {
-        if (!p->scratch[i] || !programs) {
-            need[i] = 0;
-            continue;
-        }
-        if (__builtin_mul_overflow(programs, (uint64_t)p->num_ctas, &units) ||
-            __builtin_mul_overflow(units, p->scratch[i], &need[i]))
-            return trd_error_set(TRD_ERR_LIMIT,
-                                 "kernel '%s' on %s: grid %ux%ux%u x %u CTAs x %llu bytes of %s scratch a program "
-                                 "is more than 2^64 bytes",
-                                 p->kernel->src.name, p->dev->uri, grid[0], grid[1], grid[2], p->num_ctas,
-                                 (unsigned long long)p->scratch[i], i ? "profile" : "global");
-    }
-    return TRD_OK;
+    return trd_scratch_need(p->scratch, p->num_ctas, grid, p->kernel->src.name, p->dev->uri, need);
 }
 
 TRD_API trd_status_t trd_prepared_scratch(const trd_prepared_t *p, const uint32_t grid[3], uint64_t *global_bytes,
@@ -171,6 +145,8 @@ TRD_API trd_status_t trd_prepared_launch(const trd_prepared_t *p, const trd_nati
         .param_sizes = (uint32_t *)p->sizes,
         .global_scratch = need[0] ? l->global_scratch : NULL,
         .profile_scratch = need[1] ? l->profile_scratch : NULL,
+        .global_scratch_bytes = need[0],
+        .profile_scratch_bytes = need[1],
     };
     st = p->dev->drv->ops->launch(p->loaded->module, l->stream ? l->stream->h : NULL,
                                   l->stream ? NULL : l->native_stream, &dl);

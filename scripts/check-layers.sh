@@ -5,12 +5,14 @@
 #
 # A LAYER is NAME=ARCHIVE[:BELOW,...]: a convenience library (a static archive) and the layers it may use. Every
 # trd_* symbol an archive's objects reference must be defined in it or in a layer it names (transitively). A
-# MODULE is NAME=SHARED_OBJECT@EXPORTS: a driver module or libtrident_xla, whose undefined trd_* symbols must all
-# be among those EXPORTS (a shared object: libtrident.so) exports. Without --symbols, SRCDIR=... FOLDER=PREFIX,...
+# MODULE is NAME=SHARED_OBJECT@EXPORTS: a module over libtrident (libtrident_xla, the host driver's module),
+# whose undefined trd_* symbols must all be among those EXPORTS (a shared object: libtrident.so) exports; or
+# NAME=SHARED_OBJECT alone: a driver module of driver ABI 2, which reaches the core only through the services
+# table it is handed at init, and so may reference no trd_* symbol at all, nor link libtrident. Without --symbols, SRCDIR=... FOLDER=PREFIX,...
 # entries check includes instead: every `#include "..."` of FOLDER's sources names a header under one of the
 # prefixes (public headers, <trident/...>, and configure's config.h are for everyone).
 #
-#   scripts/check-layers.sh base=b.a options=o.a:base core=c.a:options,base -- cuda=trident_cuda.so@libtrident.so
+#   scripts/check-layers.sh base=b.a options=o.a:base core=c.a:options,base -- cuda=trident_cuda.so xla=x.so@libtrident.so
 #   scripts/check-layers.sh --includes SRCDIR=. base=base/ options=base/,options/
 #
 # Prints each reference that goes upward (or out) and exits 1; prints one line and exits 0 when there is none.
@@ -116,6 +118,22 @@ for spec in "${modules[@]:1}"; do
     name=${spec%%=*}
     rest=${spec#*=}
     so=${rest%@*}
+    if [ "$rest" = "$so" ]; then # a self-contained driver module
+        if [ ! -f "$so" ]; then
+            say "$name: $so does not exist (build first)"
+            exit 1
+        fi
+        while IFS= read -r sym; do
+            [ -z "$sym" ] && continue
+            say "$name ($so) references $sym: a driver module reaches the core only through its services table"
+            fail=1
+        done < <(nm -D -u "$so" | awk '$1 == "U" && $2 ~ /^trd_/ { sub(/@.*/, "", $2); print $2 }' | sort -u)
+        if objdump -p "$so" 2>/dev/null | awk '$1 == "NEEDED" { print $2 }' | grep -q '^libtrident\.so'; then
+            say "$name ($so) links libtrident: a driver module must not"
+            fail=1
+        fi
+        continue
+    fi
     exports=${rest#*@}
     if [ ! -f "$so" ] || [ ! -f "$exports" ]; then
         say "$name: $so or $exports does not exist (build first)"

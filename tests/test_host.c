@@ -603,9 +603,10 @@ START_TEST(failed_launch_reported)
     l.grid[0] = 1u << 30;
     l.grid[1] = 1u << 4;
     l.stream = s;
-    TU_OK(trd_kernel_launch(k, &l));
-    TU_FAILS(trd_stream_synchronize(s), TRD_ERR_LIMIT, "the scratch of 17179869184 programs (1073741824 + 0 bytes "
-                                                       "each) overflows 64 bits");
+    /* the core computes every launch's scratch once, overflow-checked, and refuses it before the driver */
+    TU_FAILS(trd_kernel_launch(k, &l), TRD_ERR_LIMIT, "grid 1073741824x16x1 x 1 CTAs x 1073741824 bytes of global "
+                                                      "scratch a program is more than 2^64 bytes");
+    TU_OK(trd_stream_synchronize(s));
     /* (trd_kernel_launch refuses such a grid before it reaches the driver) */
     l.grid[0] = l.grid[1] = l.grid[2] = 1u << 30;
     TU_FAILS(trd_kernel_launch(k, &l), TRD_ERR_INVALID_ARGUMENT,

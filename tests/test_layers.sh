@@ -35,6 +35,14 @@ expect 1 "low references trd_high, which high defines" "$CHECK" --symbols low=li
 expect 1 "low references trd_nowhere, which no layer defines" "$CHECK" --symbols low=liblost.a
 expect 1 "references trd_hidden, which libpublic.so does not export" "$CHECK" --symbols low=liblow.a -- \
     mod=mod.so@libpublic.so
+# a self-contained driver module (NAME=SO without @EXPORTS): no trd_* reference, no libtrident at all
+printf 'int trd_driver_entry(void);\nint trd_driver_entry(void) { return 2; }\n' > selfmod.c
+$CC -c -fPIC selfmod.c && $CC -shared -o selfmod.so selfmod.o || exit 1
+$CC -shared -o libtrident.so.1 lib.o -Wl,-soname,libtrident.so.1 && $CC -shared -o linked.so selfmod.o -L. -Wl,--no-as-needed -l:libtrident.so.1 || exit 1
+expect 0 "references go downward" "$CHECK" --symbols low=liblow.a -- self=selfmod.so
+expect 1 "mod (mod.so) references trd_low: a driver module reaches the core only through its services table" \
+    "$CHECK" --symbols low=liblow.a -- mod=mod.so
+expect 1 "links (linked.so) links libtrident: a driver module must not" "$CHECK" --symbols low=liblow.a -- links=linked.so
 mkdir -p src/low src/high
 printf '#include "low/a.h"\n#include <trident/trident.h>\n' > src/high/b.c
 printf '#include "low/a.h"\n' > src/low/a.c

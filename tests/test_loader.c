@@ -57,7 +57,7 @@ START_TEST(broken_modules_are_refused)
         const char *reason;
     } want[] = {
         {"td_noentry.so", TRD_DRIVER_FAILED, "no 'trd_driver_entry' symbol"},
-        {"td_badabi.so", TRD_DRIVER_FAILED, "driver ABI version 99 is not supported (this trident supports 1)"},
+        {"td_badabi.so", TRD_DRIVER_FAILED, "driver ABI version 99 is not supported (this trident supports 1 to 2)"},
         {"td_small.so", TRD_DRIVER_FAILED, "ops table is 24 bytes"},
         {"td_nullfn.so", TRD_DRIVER_FAILED, "required function 'launch' is NULL"},
         {"tdinitfail", TRD_DRIVER_FAILED, "simulated init failure (error 999)"},
@@ -81,6 +81,37 @@ START_TEST(broken_modules_are_refused)
     uint32_t n;
     TU_OK(trd_runtime_device_count(rt, &n));
     ck_assert_uint_eq(n, 3); /* tda:0, tda:1, host:0 */
+    trd_runtime_destroy(rt);
+}
+END_TEST
+
+/* Version negotiation: the core runs every driver ABI from
+ * TRD_DRIVER_ABI_MIN_VERSION to its own. A version-1 module (the test
+ * drivers, which link libtrident) loads and works under a version-2 core; a
+ * newer module and one older than any are refused with the reason. */
+START_TEST(version_negotiation)
+{
+    const char *names[] = {"td_a", "td_badabi", "td_old"};
+    trd_runtime_t *rt = tu_runtime(modules(names, 3), NULL);
+    trd_driver_info_t info;
+    ck_assert_ptr_nonnull(find_driver(rt, "tda", &info));
+    ck_assert_int_eq(info.status, TRD_DRIVER_LOADED);
+    ck_assert_uint_eq(info.abi_version, 1);
+    ck_assert_uint_eq(info.device_count, 2);
+    trd_device_t *dev = NULL;
+    TU_OK(trd_runtime_device_find(rt, "tda:0", &dev));
+    trd_buffer_t *b = NULL;
+    TU_OK(trd_buffer_alloc(dev, 64, &b)); /* its ops run */
+    trd_buffer_free(b);
+    ck_assert_ptr_nonnull(find_driver(rt, "td_badabi.so", &info));
+    ck_assert_int_eq(info.status, TRD_DRIVER_FAILED);
+    ck_assert_uint_eq(info.abi_version, 99);
+    ck_assert_str_eq(info.reason, "driver ABI version 99 is not supported (this trident supports 1 to 2): the module "
+                                  "is newer than this libtrident");
+    ck_assert_ptr_nonnull(find_driver(rt, "td_old.so", &info));
+    ck_assert_int_eq(info.status, TRD_DRIVER_FAILED);
+    ck_assert_str_eq(info.reason, "driver ABI version 0 is not supported (this trident supports 1 to 2): the module "
+                                  "is older than any this libtrident runs");
     trd_runtime_destroy(rt);
 }
 END_TEST
@@ -372,6 +403,7 @@ static Suite *suite(void)
     Suite *s = suite_create("loader");
     TCase *t = tcase_create("loader");
     tcase_add_test(t, broken_modules_are_refused);
+    tcase_add_test(t, version_negotiation);
     tcase_add_test(t, paths_and_duplicates);
     tcase_add_test(t, search_is_recorded);
     tcase_add_test(t, one_physical_device_one_driver);

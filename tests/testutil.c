@@ -2,6 +2,7 @@
 #include "tests/testutil.h"
 
 #include <stdarg.h>
+#include <trident/driver.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -160,4 +161,35 @@ const char *tu_scratch_dir(const char *name)
     snprintf(cmd, sizeof cmd, "rm -rf '%s' && mkdir -p '%s'", d, d);
     ck_assert_int_eq(system(cmd), 0);
     return d;
+}
+
+static trd_status_t tu_services_error(trd_status_t status, const char *fmt, va_list ap)
+{
+    char msg[2048];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    return trd_driver_error(status, "%s", msg);
+}
+
+static void tu_services_log(int32_t level, const char *fmt, va_list ap)
+{
+    char msg[2048];
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    trd_driver_log(level, "%s", msg);
+}
+
+const struct trd_driver_services *tu_driver_services(const char *(*config_get)(void *ctx, const char *key))
+{
+    static trd_driver_services_t s;
+    trd_driver_services_t t = {
+        .struct_size = sizeof t,
+        .error = tu_services_error,
+        .log = tu_services_log,
+        .config_get = config_get,
+        .options_get = trd_options_get,
+        .options_get_int = trd_options_get_int,
+        .options_get_bool = trd_options_get_bool,
+        .options_is_set = trd_options_is_set,
+    };
+    s = t;
+    return &s;
 }

@@ -27,6 +27,11 @@ trd_kernel_t *tu_host_kernel_create(trd_runtime_t *rt, const char *name, const c
 const char *tu_fixture(const char *backend, const char *variant);
 /* A test driver module: tests/drivers/.libs/<name>.so. */
 const char *tu_test_driver(const char *name);
+/* A driver services table (trident/driver.h, version 2) over libtrident's
+ * public functions, with config_get as its configuration: for tests that run
+ * a driver module without the core's loader. Lives until the next call. */
+struct trd_driver_services;
+const struct trd_driver_services *tu_driver_services(const char *(*config_get)(void *ctx, const char *key));
 
 /* A runtime that reads no files or environment: only `ini` (may be NULL) as
  * configuration and only the modules in driver_path (NULL: the build tree's). */

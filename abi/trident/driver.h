@@ -3,12 +3,23 @@
  *
  * A driver module is a shared object that exports one function,
  *
- *     const trd_driver_ops_t *trd_driver_entry(void);
+ *     const trd_driver_ops_t *trd_driver_entry(uint32_t offered);
  *
- * returning a table that lives as long as the module is loaded. The table
- * begins with the driver ABI version and its own size; the core refuses a
- * module whose version it does not support, whose table is smaller than the
- * version requires, or whose required functions are NULL, and records why.
+ * returning a table that lives as long as the module is loaded. Version
+ * negotiation: the core passes the highest driver ABI version it implements
+ * (TRD_DRIVER_ABI_VERSION); the table begins with the version the module
+ * implements and its own size. The core runs every version from
+ * TRD_DRIVER_ABI_MIN_VERSION to its own, so a newer core loads older modules;
+ * it refuses a module whose version is outside that range (naming both),
+ * whose table is smaller than the version requires, or whose required
+ * functions are NULL, and records why. (Version-1 modules declare the entry
+ * without the parameter; the core's argument is then ignored.)
+ *
+ * Version 2: the core hands the driver a services table at init
+ * (trd_driver_init_args_t.services: errors, logging, option getters,
+ * configuration), so that a module needs nothing of libtrident at link time
+ * and can be loaded and tested without it. Version-1 modules call the
+ * exported trd_driver_error/trd_driver_log below instead.
  *
  * Threading: the core calls init/fini/device_count/device_props from one
  * thread; every other function may be called from several threads at once
@@ -16,7 +27,7 @@
  * shared by all streams and should not allocate in steady state.
  *
  * Errors: a function that fails returns a trd_status_t and describes the
- * failure with trd_driver_error() (value, what was expected, the vendor's
+ * failure with the services' error() (value, what was expected, the vendor's
  * error name), which fills the caller's thread-local message.
  *
  * Lifetimes (trident.h, "Lifetimes"): module_unload, event_destroy, mem_free
@@ -37,18 +48,38 @@
 extern "C" {
 #endif
 
-#define TRD_DRIVER_ABI_VERSION 1
+#define TRD_DRIVER_ABI_VERSION 2      /* the highest this header describes */
+#define TRD_DRIVER_ABI_MIN_VERSION 1  /* the oldest the core still runs */
 #define TRD_DRIVER_ENTRY_SYMBOL "trd_driver_entry"
 
 /* Launch parameter arrays have room for this many entries after the
  * kernel's own parameters: the driver appends Triton's scratch pointers. */
 #define TRD_DRIVER_EXTRA_PARAMS 4
 
+/* What the core gives a version-2 driver (init args' services). The table
+ * lives as long as the libtrident that gave it: longer than any driver. */
+typedef struct trd_driver_services {
+    uint32_t struct_size;   /* sizeof the core's table: the driver checks it covers what it calls */
+    uint32_t reserved;
+    /* Sets the calling thread's error message and returns status. */
+    trd_status_t (*error)(trd_status_t status, const char *fmt, va_list ap);
+    /* Logs through trident's logger (a no-op below the configured level). */
+    void (*log)(int32_t level, const char *fmt, va_list ap);
+    /* This driver's [driver.<name>] configuration ("library", "devices",
+     * ...) with init args' config_ctx: the value's text, or NULL when unset. */
+    const char *(*config_get)(void *ctx, const char *key);
+    /* trident.h's option getters, for trd_driver_module_desc_t.options. */
+    trd_status_t (*options_get)(const trd_options_t *options, const char *name, char *buf, size_t cap,
+                                size_t *len);
+    trd_status_t (*options_get_int)(const trd_options_t *options, const char *name, int64_t *value);
+    trd_status_t (*options_get_bool)(const trd_options_t *options, const char *name, int32_t *value);
+    trd_status_t (*options_is_set)(const trd_options_t *options, const char *name, int32_t *is_set);
+} trd_driver_services_t;
+
 typedef struct trd_driver_init_args {
     uint32_t struct_size;
-    uint32_t abi_version;   /* the core's TRD_DRIVER_ABI_VERSION */
-    /* This driver's [driver.<name>] configuration ("library", "devices",
-     * ...): the value's text, or NULL when unset. */
+    uint32_t abi_version;   /* the version the core runs the module at: the module's own */
+    /* Version 1's configuration callback: the same as services->config_get. */
     const char *(*config_get)(void *ctx, const char *key);
     void *config_ctx;
     /* The driver may write a short note here, shown by `trident drivers`
@@ -56,6 +87,8 @@ typedef struct trd_driver_init_args {
     char *note;
     uint32_t note_cap;
     uint32_t reserved;
+    /* Version 2: the core's services; never NULL for a version-2 module. */
+    const trd_driver_services_t *services;
 } trd_driver_init_args_t;
 
 enum trd_module_flags {
@@ -99,6 +132,13 @@ typedef struct trd_driver_launch {
     uint32_t *param_sizes;
     void *global_scratch;    /* caller-provided scratch, or NULL */
     void *profile_scratch;
+    /* Added after version 1; read only where struct_size covers them. The
+     * scratch bytes the launch needs in all (programs x num_ctas x the size a
+     * program needs rounded up to its alignment), computed once by the core,
+     * overflow-checked; 0 where the kernel needs none. A driver allocates them
+     * where the matching pointer above is NULL. */
+    uint64_t global_scratch_bytes;
+    uint64_t profile_scratch_bytes;
 } trd_driver_launch_t;
 
 /* trd_tensor_map_desc_t and enum trd_copy_kind are trident.h's (the public API takes them too). */
@@ -165,9 +205,10 @@ typedef struct trd_driver_ops {
     trd_status_t (*stream_capturing)(void *stream, int32_t *capturing);
 } trd_driver_ops_t;
 
-typedef const trd_driver_ops_t *(*trd_driver_entry_fn)(void);
+typedef const trd_driver_ops_t *(*trd_driver_entry_fn)(uint32_t offered);
 
-/* Services libtrident gives its drivers. */
+/* Version 1's services, exported by libtrident (a version-2 module uses
+ * init args' services instead and links nothing of libtrident). */
 
 /* Sets the calling thread's error message and returns status, so that a
  * driver can write `return trd_driver_error(TRD_ERR_DEVICE, "...", ...);`. */

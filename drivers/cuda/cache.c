@@ -33,7 +33,7 @@ static uint64_t fnv1a(const void *data, size_t n)
 static void warn_once(struct cuda_driver *drv, const char *fmt, const char *a, const char *b)
 {
     if (atomic_exchange(&drv->cache_warned, 1) == 0)
-        trd_driver_log(TRD_LOG_WARN, fmt, a, b);
+        trd_drv_log(TRD_LOG_WARN, fmt, a, b);
 }
 
 /* <dir>/cuda, created private; NULL when it cannot be used safely. */
@@ -104,7 +104,7 @@ int cuda_cache_read(struct cuda_driver *drv, const char *dir, const char *key, v
         close(fd);
     if (!ok) {
         free(buf);
-        trd_driver_log(TRD_LOG_INFO, "JIT cache entry %s is corrupted: rebuilding it", path);
+        trd_drv_log(TRD_LOG_INFO, "JIT cache entry %s is corrupted: rebuilding it", path);
         unlink(path);
         return 0;
     }

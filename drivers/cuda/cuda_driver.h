@@ -9,21 +9,24 @@
 
 #include <trident/driver.h>
 
+#include "drivers/common/services.h"
+#include "drivers/common/slot_map.h"
+#include "drivers/common/vendor_lib.h"
 #include "drivers/cuda/symbols.h"
 
 /* Function pointers with the exact prototypes of the cuda.h we build with. */
 struct cuda_api {
-    void *dl;
 #define CUDA_FIELD(name) __typeof__(name) *name;
     CUDA_REQUIRED_SYMBOLS(CUDA_FIELD)
     CUDA_OPTIONAL_SYMBOLS(CUDA_FIELD)
 #undef CUDA_FIELD
 };
 
-/* Loads libcuda from the colon list `paths` (NULL: the default names). On
- * failure returns TRD_ERR_UNSUPPORTED with every path tried and why. */
-trd_status_t cuda_api_load(struct cuda_api *api, const char *paths);
-void cuda_api_unload(struct cuda_api *api);
+/* Loads libcuda from the colon list `paths` (NULL: the default names) by
+ * drivers/common's rule. On failure returns TRD_ERR_UNSUPPORTED with every
+ * path tried and why. */
+trd_status_t cuda_api_load(trd_vlib_t *lib, struct cuda_api *api, const char *paths);
+void cuda_api_unload(trd_vlib_t *lib, struct cuda_api *api);
 
 /* Sets the error message from a CUresult: "<what>: CUDA_ERROR_X (n): text". */
 trd_status_t cuda_error(const struct cuda_api *api, CUresult r, const char *fmt, ...)
@@ -45,12 +48,7 @@ struct cuda_arena {
 
 struct cuda_driver;
 
-#define CUDA_FOREIGN_STREAMS 64
-
-struct cuda_foreign {
-    _Atomic(CUstream) stream;   /* the key; NULL: free slot */
-    struct cuda_arena arena;
-};
+#define CUDA_FOREIGN_STREAMS TRD_SLOT_MAP_SLOTS
 
 struct cuda_device {
     struct cuda_driver *drv;
@@ -63,7 +61,8 @@ struct cuda_device {
     int shared_optin;
     int cooperative;
     int cluster;
-    struct cuda_foreign foreign[CUDA_FOREIGN_STREAMS];
+    trd_slot_map_t foreign;     /* streams trident does not own -> foreign_arena[] */
+    struct cuda_arena foreign_arena[CUDA_FOREIGN_STREAMS];
 };
 
 struct cuda_stream {
@@ -95,6 +94,7 @@ struct cuda_devinfo {
 };
 
 struct cuda_driver {
+    trd_vlib_t lib;
     struct cuda_api api;
     int driver_version;
     int count;
@@ -129,5 +129,30 @@ trd_status_t cuda_tensor_map_encode(void *device, const trd_tensor_map_desc_t *d
 /* The on-disk JIT cache (PTX -> cubin). */
 int cuda_cache_read(struct cuda_driver *drv, const char *dir, const char *key, void **data, size_t *size);
 void cuda_cache_write(struct cuda_driver *drv, const char *dir, const char *key, const void *data, size_t size);
+
+/* The ops, one file each (device.c, memory.c, stream.c, event.c; entry.c holds the table). */
+trd_status_t cuda_init(const trd_driver_init_args_t *args, void **driver);
+void cuda_fini(void *driver);
+trd_status_t cuda_device_count(void *driver, uint32_t *count);
+trd_status_t cuda_device_props(void *driver, uint32_t ordinal, trd_device_props_t *props);
+trd_status_t cuda_device_open(void *driver, uint32_t ordinal, void **device);
+void cuda_device_close(void *device);
+trd_status_t cuda_mem_alloc(void *device, uint64_t size, void **ptr);
+void cuda_mem_free(void *device, void *ptr);
+trd_status_t cuda_mem_copy(void *device, void *dst, const void *src, uint64_t size, int32_t kind, void *stream);
+trd_status_t cuda_mem_set(void *device, void *dst, uint8_t value, uint64_t size, void *stream);
+/* The CUstream of a driver stream (NULL: the default stream). */
+CUstream cuda_stream_of(void *stream);
+trd_status_t cuda_stream_create(void *device, void **stream);
+trd_status_t cuda_stream_wrap(void *device, void *native, void **stream);
+void cuda_stream_destroy(void *stream);
+trd_status_t cuda_stream_sync(void *stream);
+void *cuda_stream_native(void *stream);
+trd_status_t cuda_stream_capturing(void *stream, int32_t *capturing);
+trd_status_t cuda_event_create(void *device, void **event);
+void cuda_event_destroy(void *event);
+trd_status_t cuda_event_record(void *event, void *stream);
+trd_status_t cuda_event_sync(void *event);
+trd_status_t cuda_event_elapsed(void *start, void *end, double *ms);
 
 #endif

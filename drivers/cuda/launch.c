@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "drivers/common/arith.h"
+#include "drivers/common/scratch.h"
 #include "drivers/cuda/cuda_driver.h"
 
 void cuda_arena_init(struct cuda_arena *a)
@@ -36,11 +38,11 @@ trd_status_t cuda_arena_get(struct cuda_device *d, struct cuda_arena *a, uint64_
     pthread_mutex_lock(&a->grow);
     b = atomic_load_explicit(&a->current, memory_order_relaxed);
     if (!b || b->size < size) {
-        uint64_t n = b && b->size * 2 > size ? b->size * 2 : size;
+        uint64_t twice, n = b && trd_mul_u64(b->size, 2, &twice) && twice > size ? twice : size;
         struct cuda_block *nb = calloc(1, sizeof *nb);
         struct cuda_ctx_scope sc;
         if (!nb) {
-            st = trd_driver_error(TRD_ERR_NO_MEMORY, "out of memory");
+            st = trd_drv_error(TRD_ERR_NO_MEMORY, "out of memory");
         } else if ((st = cuda_ctx_enter(d, &sc)) == TRD_OK) {
             CUresult r = d->api->cuMemAlloc(&nb->ptr, (size_t)n);
             cuda_ctx_leave(d, &sc);
@@ -66,37 +68,21 @@ trd_status_t cuda_arena_get(struct cuda_device *d, struct cuda_arena *a, uint64_
 /* The arena of a stream trident does not own, found or claimed without a lock. */
 struct cuda_arena *cuda_foreign_arena(struct cuda_device *d, CUstream s)
 {
-    /* the legacy default stream is NULL, which marks a free slot: give it a key */
-    CUstream key = s ? s : (CUstream)(uintptr_t)-1;
-    for (int i = 0; i < CUDA_FOREIGN_STREAMS; i++) {
-        CUstream cur = atomic_load_explicit(&d->foreign[i].stream, memory_order_acquire);
-        if (cur == key)
-            return &d->foreign[i].arena;
-        if (!cur) {
-            CUstream expected = NULL;
-            if (atomic_compare_exchange_strong(&d->foreign[i].stream, &expected, key) || expected == key)
-                return &d->foreign[i].arena;
-        }
-    }
-    return NULL;
+    int i = trd_slot_map_find(&d->foreign, s);
+    return i < 0 ? NULL : &d->foreign_arena[i];
 }
 
-static uint64_t align_up(uint64_t v, uint64_t a)
-{
-    return (v + a - 1) / a * a;
-}
-
-static trd_status_t scratch(struct cuda_module *m, struct cuda_stream *cs, CUstream s, uint64_t blocks,
-                            uint64_t size, uint64_t align, CUdeviceptr *out)
+static trd_status_t scratch(struct cuda_module *m, struct cuda_stream *cs, CUstream s, uint64_t bytes,
+                            CUdeviceptr *out)
 {
     struct cuda_device *d = m->dev;
     struct cuda_arena *a = cs ? &cs->arena : cuda_foreign_arena(d, s);
     if (!a)
-        return trd_driver_error(TRD_ERR_LIMIT,
+        return trd_drv_error(TRD_ERR_LIMIT,
                                 "%s: more than %d foreign streams of cuda:%d need kernel scratch: pass "
                                 "trd_launch_t.global_scratch, or use trident streams",
                                 m->label, CUDA_FOREIGN_STREAMS, d->ordinal);
-    return cuda_arena_get(d, a, blocks * align_up(size, align), out);
+    return cuda_arena_get(d, a, bytes, out);
 }
 
 trd_status_t cuda_launch(void *module, void *stream, void *native, const trd_driver_launch_t *l)
@@ -107,20 +93,27 @@ trd_status_t cuda_launch(void *module, void *stream, void *native, const trd_dri
     CUstream s = cs ? cs->s : (CUstream)native;
     uint64_t gx = (uint64_t)l->grid[0] * m->num_ctas;
     if (gx > 0x7fffffffu || l->grid[1] > 65535 || l->grid[2] > 65535)
-        return trd_driver_error(TRD_ERR_LIMIT, "%s: grid %ux%ux%u (x%u CTAs) exceeds CUDA's 2^31-1 x 65535 x 65535",
+        return trd_drv_error(TRD_ERR_LIMIT, "%s: grid %ux%ux%u (x%u CTAs) exceeds CUDA's 2^31-1 x 65535 x 65535",
                                 m->label, l->grid[0], l->grid[1], l->grid[2], m->num_ctas);
     uint64_t blocks = gx * l->grid[1] * l->grid[2];
     if (m->coop_limit && blocks > m->coop_limit)
-        return trd_driver_error(TRD_ERR_LIMIT,
+        return trd_drv_error(TRD_ERR_LIMIT,
                                 "%s: a cooperative launch of %llu blocks, but only %llu can be resident at once on "
                                 "cuda:%d",
                                 m->label, (unsigned long long)blocks, (unsigned long long)m->coop_limit, d->ordinal);
     CUdeviceptr gs = (CUdeviceptr)(uintptr_t)l->global_scratch, ps = (CUdeviceptr)(uintptr_t)l->profile_scratch;
     trd_status_t st;
-    if (m->gs_size && !gs && (st = scratch(m, cs, s, blocks, m->gs_size, m->gs_align, &gs)) != TRD_OK)
-        return st;
-    if (m->ps_size && !ps && (st = scratch(m, cs, s, blocks, m->ps_size, m->ps_align, &ps)) != TRD_OK)
-        return st;
+    if ((m->gs_size && !gs) || (m->ps_size && !ps)) {
+        /* the core's checked figures (drivers/common/scratch.h) */
+        const trd_scratch_spec_t sp = {m->num_ctas, {m->gs_size, m->ps_size}, {m->gs_align, m->ps_align}};
+        uint64_t need[2];
+        if ((st = trd_launch_scratch(l, &sp, need)) != TRD_OK)
+            return st;
+        if (m->gs_size && !gs && (st = scratch(m, cs, s, need[0], &gs)) != TRD_OK)
+            return st;
+        if (m->ps_size && !ps && (st = scratch(m, cs, s, need[1], &ps)) != TRD_OK)
+            return st;
+    }
     /* Triton 3.x kernels end with the global and profile scratch pointers */
     l->params[l->num_params] = &gs;
     l->params[l->num_params + 1] = &ps;

@@ -61,7 +61,7 @@ static trd_status_t parse_ptx_options(struct jit *j, const char *text, const cha
         char tok[128];
         size_t n = (size_t)(e - p);
         if (n >= sizeof tok)
-            return trd_driver_error(TRD_ERR_INVALID_ARGUMENT, "%s: ptx_options token '%.40s...' is too long", label, p);
+            return trd_drv_error(TRD_ERR_INVALID_ARGUMENT, "%s: ptx_options token '%.40s...' is too long", label, p);
         memcpy(tok, p, n);
         tok[n] = '\0';
         /* "--flag value" forms take the next token */
@@ -100,7 +100,7 @@ static trd_status_t parse_ptx_options(struct jit *j, const char *text, const cha
         } else if (!strcmp(tok, "-v") || !strcmp(tok, "--verbose")) {
             jit_add(j, CU_JIT_LOG_VERBOSE, 1);
         } else {
-            return trd_driver_error(TRD_ERR_INVALID_ARGUMENT,
+            return trd_drv_error(TRD_ERR_INVALID_ARGUMENT,
                                     "%s: ptx_options '%s' has no equivalent in the driver's PTX JIT (accepted: -O<0-4>, "
                                     "--opt-level=N, --maxrregcount=N, -lineinfo, -g, --fmad=true|false, -v)",
                                     label, tok);
@@ -116,10 +116,10 @@ static trd_status_t jit_from_options(struct jit *j, const trd_driver_module_desc
     int32_t debug = 0, fma = 1;
     char ptxopts[1024] = "";
     size_t len;
-    int has_maxnreg = trd_options_get_int(d->options, "maxnreg", &maxnreg) == TRD_OK;
-    trd_options_get_bool(d->options, "debug", &debug);
-    trd_options_get_bool(d->options, "enable_fp_fusion", &fma);
-    if (trd_options_get(d->options, "ptx_options", ptxopts, sizeof ptxopts, &len) != TRD_OK ||
+    int has_maxnreg = trd_drv_options_get_int(d->options, "maxnreg", &maxnreg) == TRD_OK;
+    trd_drv_options_get_bool(d->options, "debug", &debug);
+    trd_drv_options_get_bool(d->options, "enable_fp_fusion", &fma);
+    if (trd_drv_options_get(d->options, "ptx_options", ptxopts, sizeof ptxopts, &len) != TRD_OK ||
         !strcmp(ptxopts, "none"))
         ptxopts[0] = '\0';
     if (has_maxnreg)
@@ -176,7 +176,7 @@ static trd_status_t link_libs(const struct cuda_api *api, CUlinkState ls, const 
 {
     char text[4096];
     size_t len;
-    if (trd_options_get(d->options, "extern_libs", text, sizeof text, &len) != TRD_OK || !strcmp(text, "none") ||
+    if (trd_drv_options_get(d->options, "extern_libs", text, sizeof text, &len) != TRD_OK || !strcmp(text, "none") ||
         !text[0])
         return TRD_OK;
     char *save = NULL;
@@ -190,19 +190,19 @@ static trd_status_t link_libs(const struct cuda_api *api, CUlinkState ls, const 
         size_t size;
         trd_status_t rst = trd_file_load(path, EXTERN_LIB_MAX, &data, &size, msg, sizeof msg);
         if (rst != TRD_OK)
-            return trd_driver_error(rst, "%s: extern_libs '%s': %s", d->label, name, msg);
+            return trd_drv_error(rst, "%s: extern_libs '%s': %s", d->label, name, msg);
         int ok;
         int type = link_input_type((const unsigned char *)data, size, &ok);
         *key = fnv1a(*key, name, strlen(name));
         *key = fnv1a(*key, data, size);
         if (!ok) {
             free(data);
-            return trd_driver_error(TRD_ERR_FORMAT,
+            return trd_drv_error(TRD_ERR_FORMAT,
                                     "%s: extern_libs '%s' (%s) is not a cubin, PTX, fatbin, object or archive", d->label,
                                     name, path);
         }
         if (type < 0) {
-            trd_driver_log(TRD_LOG_INFO, "%s: extern_libs '%s' is LLVM bitcode, linked by Triton at compile time",
+            trd_drv_log(TRD_LOG_INFO, "%s: extern_libs '%s' is LLVM bitcode, linked by Triton at compile time",
                            d->label, name);
         } else if (!dry) {
             CUresult r = api->cuLinkAddData(ls, (CUjitInputType)type, data, size, name, 0, NULL, NULL);
@@ -230,7 +230,7 @@ static trd_status_t jit_ptx(struct cuda_device *dev, const trd_driver_module_des
     char *ptx = malloc(d->image_size + 1);
     if (!ptx) {
         api->cuLinkDestroy(ls);
-        return trd_driver_error(TRD_ERR_NO_MEMORY, "out of memory");
+        return trd_drv_error(TRD_ERR_NO_MEMORY, "out of memory");
     }
     memcpy(ptx, d->image, d->image_size);
     ptx[d->image_size] = '\0';
@@ -261,9 +261,9 @@ static trd_status_t jit_ptx(struct cuda_device *dev, const trd_driver_module_des
         memcpy(copy, out, n);
     api->cuLinkDestroy(ls); /* owns `out` */
     if (!copy)
-        return trd_driver_error(TRD_ERR_NO_MEMORY, "out of memory");
+        return trd_drv_error(TRD_ERR_NO_MEMORY, "out of memory");
     if (j->info[0])
-        trd_driver_log(TRD_LOG_DEBUG, "%s: JIT log: %s", d->label, j->info);
+        trd_drv_log(TRD_LOG_DEBUG, "%s: JIT log: %s", d->label, j->info);
     *cubin = copy;
     *size = n;
     return TRD_OK;
@@ -287,13 +287,13 @@ static trd_status_t setup_function(struct cuda_device *dev, struct cuda_module *
     info->spills = (uint32_t)attr(api, f, CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES) / 4;
     info->max_threads_per_block = (uint32_t)max_threads;
     if (m->block > (uint32_t)max_threads)
-        return trd_driver_error(TRD_ERR_LIMIT,
+        return trd_drv_error(TRD_ERR_LIMIT,
                                 "%s: num_warps %u x warp_size %u = %u threads per block, more than the %d this function "
                                 "allows on sm%d (it uses %u registers a thread)",
                                 d->label, d->num_warps, d->warp_size, m->block, max_threads, dev->cc, info->registers);
     uint64_t total = (uint64_t)d->shared + (uint64_t)static_shared;
     if (total > (uint64_t)dev->shared_optin)
-        return trd_driver_error(TRD_ERR_LIMIT,
+        return trd_drv_error(TRD_ERR_LIMIT,
                                 "%s: needs %llu bytes of shared memory a block (%u dynamic + %d static), more than the "
                                 "%d cuda:%d allows",
                                 d->label, (unsigned long long)total, d->shared, static_shared, dev->shared_optin,
@@ -309,7 +309,7 @@ static trd_status_t setup_function(struct cuda_device *dev, struct cuda_module *
     m->nattrs = 0;
     if (d->num_ctas > 1) {
         if (!dev->cluster)
-            return trd_driver_error(TRD_ERR_UNSUPPORTED, "%s: num_ctas %u needs thread block clusters, which cuda:%d (sm%d) lacks",
+            return trd_drv_error(TRD_ERR_UNSUPPORTED, "%s: num_ctas %u needs thread block clusters, which cuda:%d (sm%d) lacks",
                                     d->label, d->num_ctas, dev->ordinal, dev->cc);
         if (d->num_ctas > 8 &&
             (r = api->cuFuncSetAttribute(f, CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED, 1)) != CUDA_SUCCESS)
@@ -327,7 +327,7 @@ static trd_status_t setup_function(struct cuda_device *dev, struct cuda_module *
     }
     if (d->flags & TRD_MODULE_COOPERATIVE) {
         if (!dev->cooperative)
-            return trd_driver_error(TRD_ERR_UNSUPPORTED, "%s: launch_cooperative_grid, but cuda:%d has no cooperative launch",
+            return trd_drv_error(TRD_ERR_UNSUPPORTED, "%s: launch_cooperative_grid, but cuda:%d has no cooperative launch",
                                     d->label, dev->ordinal);
         int per_sm = 0;
         r = api->cuOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, f, (int)m->block, d->shared);
@@ -335,7 +335,7 @@ static trd_status_t setup_function(struct cuda_device *dev, struct cuda_module *
             return cuda_error(api, r, "%s: occupancy for a cooperative launch", d->label);
         m->coop_limit = (uint64_t)per_sm * (uint64_t)dev->sm_count;
         if (m->coop_limit == 0)
-            return trd_driver_error(TRD_ERR_LIMIT, "%s: not one block of %u threads and %u bytes of shared memory fits an "
+            return trd_drv_error(TRD_ERR_LIMIT, "%s: not one block of %u threads and %u bytes of shared memory fits an "
                                                    "SM of cuda:%d, so no cooperative launch is possible",
                                     d->label, m->block, d->shared, dev->ordinal);
         CUlaunchAttribute *a = &m->attrs[m->nattrs++];
@@ -345,7 +345,7 @@ static trd_status_t setup_function(struct cuda_device *dev, struct cuda_module *
     }
     if (d->flags & TRD_MODULE_PDL) {
         if (dev->cc < 90)
-            return trd_driver_error(TRD_ERR_UNSUPPORTED, "%s: launch_pdl needs compute capability 9.0, cuda:%d is sm%d",
+            return trd_drv_error(TRD_ERR_UNSUPPORTED, "%s: launch_pdl needs compute capability 9.0, cuda:%d is sm%d",
                                     d->label, dev->ordinal, dev->cc);
         CUlaunchAttribute *a = &m->attrs[m->nattrs++];
         memset(a, 0, sizeof *a);
@@ -370,14 +370,14 @@ trd_status_t cuda_module_load(void *device, const trd_driver_module_desc_t *d, v
     struct cuda_device *dev = device;
     const struct cuda_api *api = dev->api;
     if (d->format != TRD_FORMAT_CUBIN && d->format != TRD_FORMAT_PTX && d->format != TRD_FORMAT_FATBIN)
-        return trd_driver_error(TRD_ERR_UNSUPPORTED, "%s: the CUDA driver loads cubin, PTX and fatbin, not format %d",
+        return trd_drv_error(TRD_ERR_UNSUPPORTED, "%s: the CUDA driver loads cubin, PTX and fatbin, not format %d",
                                 d->label, d->format);
     struct cuda_module *m = calloc(1, sizeof *m);
     struct jit *j = calloc(1, sizeof *j);
     if (!m || !j) {
         free(m);
         free(j);
-        return trd_driver_error(TRD_ERR_NO_MEMORY, "out of memory");
+        return trd_drv_error(TRD_ERR_NO_MEMORY, "out of memory");
     }
     m->dev = dev;
     snprintf(m->label, sizeof m->label, "%s", d->label);

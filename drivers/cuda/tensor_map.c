@@ -69,7 +69,7 @@ static trd_status_t fail(trd_status_t st, const trd_tensor_map_desc_t *d, const 
     va_start(ap, fmt);
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
-    return trd_driver_error(st, "%s: %s", describe(d, what, sizeof what), msg);
+    return trd_drv_error(st, "%s: %s", describe(d, what, sizeof what), msg);
 }
 
 #define BAD(...) fail(TRD_ERR_INVALID_ARGUMENT, d, __VA_ARGS__)
@@ -144,9 +144,9 @@ trd_status_t cuda_tensor_map_encode(void *device, const trd_tensor_map_desc_t *d
 {
     struct cuda_device *dev = device;
     if (!d || !out)
-        return trd_driver_error(TRD_ERR_INVALID_ARGUMENT, "tensor_map_encode: %s is NULL", d ? "out" : "desc");
+        return trd_drv_error(TRD_ERR_INVALID_ARGUMENT, "tensor_map_encode: %s is NULL", d ? "out" : "desc");
     if (d->struct_size < sizeof(trd_tensor_map_desc_t))
-        return trd_driver_error(TRD_ERR_VERSION, "trd_tensor_map_desc_t.struct_size is %u; this driver reads %zu bytes",
+        return trd_drv_error(TRD_ERR_VERSION, "trd_tensor_map_desc_t.struct_size is %u; this driver reads %zu bytes",
                                 d->struct_size, sizeof(trd_tensor_map_desc_t));
     if (!dev->api->cuTensorMapEncodeTiled)
         return fail(TRD_ERR_UNSUPPORTED, d,

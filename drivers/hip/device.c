@@ -190,10 +190,13 @@ static void hip_read_device(const struct hip_api *api, int ordinal, struct hip_d
 
 trd_status_t hip_init(const trd_driver_init_args_t *args, void **out)
 {
+    trd_status_t bound = trd_drv_bind(args); /* the core's services, before anything reports */
+    if (bound != TRD_OK)
+        return bound;
     struct hip_driver *d = calloc(1, sizeof *d);
     if (!d)
-        return trd_driver_error(TRD_ERR_NO_MEMORY, "out of memory");
-    const char *library = args->config_get ? args->config_get(args->config_ctx, "library") : NULL;
+        return trd_drv_error(TRD_ERR_NO_MEMORY, "out of memory");
+    const char *library = trd_drv_config(args, "library");
     trd_status_t st = hip_library_open(d, library);
     if (st != TRD_OK) {
         free(d);
@@ -215,20 +218,20 @@ trd_status_t hip_init(const trd_driver_init_args_t *args, void **out)
             snprintf(why, sizeof why, "hipGetDeviceCount found none");
         if (args->note && args->note_cap)
             snprintf(args->note, args->note_cap, "0 devices: %s", why);
-        trd_driver_log(TRD_LOG_INFO, "hip: %s serves no device: %s", d->lib_path, why);
+        trd_drv_log(TRD_LOG_INFO, "hip: %s serves no device: %s", d->lib.path, why);
         *out = d;
         return TRD_OK;
     }
     if (ie != HIP_SUCCESS) {
         char why[256];
         hip_describe(api, ie, why, sizeof why);
-        trd_driver_log(TRD_LOG_WARN, "hip: hipInit failed (%s) yet %d devices are listed", why, n);
+        trd_drv_log(TRD_LOG_WARN, "hip: hipInit failed (%s) yet %d devices are listed", why, n);
     }
     d->devices = calloc((size_t)n, sizeof *d->devices);
     if (!d->devices) {
         hip_library_close(d);
         free(d);
-        return trd_driver_error(TRD_ERR_NO_MEMORY, "out of memory");
+        return trd_drv_error(TRD_ERR_NO_MEMORY, "out of memory");
     }
     d->ndevices = (uint32_t)n;
     for (int i = 0; i < n; i++)
@@ -255,11 +258,11 @@ trd_status_t hip_device_props(void *driver, uint32_t ordinal, trd_device_props_t
 {
     struct hip_driver *d = driver;
     if (ordinal >= d->ndevices)
-        return trd_driver_error(TRD_ERR_NOT_FOUND, "HIP device %u does not exist (%u devices)", ordinal,
+        return trd_drv_error(TRD_ERR_NOT_FOUND, "HIP device %u does not exist (%u devices)", ordinal,
                                 d->ndevices);
     struct hip_device_info *info = &d->devices[ordinal];
     if (info->status != TRD_OK)
-        return trd_driver_error(info->status, "%s", info->error);
+        return trd_drv_error(info->status, "%s", info->error);
     const trd_device_props_t *p = &info->props;
     props->kind = p->kind;
     props->flags = p->flags;
@@ -281,19 +284,18 @@ trd_status_t hip_device_open(void *driver, uint32_t ordinal, void **out)
 {
     struct hip_driver *d = driver;
     if (ordinal >= d->ndevices || d->devices[ordinal].status != TRD_OK)
-        return trd_driver_error(TRD_ERR_NOT_FOUND, "HIP device %u is not usable", ordinal);
+        return trd_drv_error(TRD_ERR_NOT_FOUND, "HIP device %u is not usable", ordinal);
     struct hip_device *dev = calloc(1, sizeof *dev);
     if (!dev)
-        return trd_driver_error(TRD_ERR_NO_MEMORY, "out of memory");
+        return trd_drv_error(TRD_ERR_NO_MEMORY, "out of memory");
     dev->drv = d;
     dev->info = &d->devices[ordinal];
     dev->ordinal = (int)ordinal;
     snprintf(dev->uri, sizeof dev->uri, "hip:%u", ordinal);
     hip_arena_init(&dev->null_arena);
-    for (size_t i = 0; i < HIP_NATIVE_ARENAS; i++) {
-        atomic_init(&dev->native[i].stream, NULL);
-        hip_arena_init(&dev->native[i].arena);
-    }
+    trd_slot_map_init(&dev->native);
+    for (size_t i = 0; i < HIP_NATIVE_ARENAS; i++)
+        hip_arena_init(&dev->native_arena[i]);
     *out = dev;
     return TRD_OK;
 }
@@ -309,12 +311,12 @@ void hip_device_close(void *device)
         if (e != HIP_SUCCESS) {
             char why[256];
             hip_describe(api, e, why, sizeof why);
-            trd_driver_log(TRD_LOG_WARN, "hip: closing %s: hipDeviceSynchronize failed: %s", dev->uri, why);
+            trd_drv_log(TRD_LOG_WARN, "hip: closing %s: hipDeviceSynchronize failed: %s", dev->uri, why);
         }
         hip_device_leave(dev, prev);
     }
     for (size_t i = HIP_NATIVE_ARENAS; i-- > 0;)
-        hip_arena_destroy(dev, &dev->native[i].arena);
+        hip_arena_destroy(dev, &dev->native_arena[i]);
     hip_arena_destroy(dev, &dev->null_arena);
     free(dev);
 }
@@ -343,7 +345,7 @@ void hip_device_leave(const struct hip_device *dev, int prev)
     if (e != HIP_SUCCESS) {
         char why[256];
         hip_describe(api, e, why, sizeof why);
-        trd_driver_log(TRD_LOG_WARN, "hip: restoring the current device %d after using %s failed: %s", prev, dev->uri,
+        trd_drv_log(TRD_LOG_WARN, "hip: restoring the current device %d after using %s failed: %s", prev, dev->uri,
                        why);
     }
 }

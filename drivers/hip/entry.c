@@ -2,7 +2,7 @@
 #include "drivers/hip/hip.h"
 
 static const trd_driver_ops_t ops = {
-    .abi_version = TRD_DRIVER_ABI_VERSION,
+    .abi_version = TRD_DRV_ABI_VERSION,
     .struct_size = sizeof(trd_driver_ops_t),
     .name = "hip",
     .backend = "hip",
@@ -33,9 +33,4 @@ static const trd_driver_ops_t ops = {
     .stream_capturing = hip_stream_capturing,
 };
 
-TRD_DRIVER_EXPORT const trd_driver_ops_t *trd_driver_entry(void);
-
-TRD_DRIVER_EXPORT const trd_driver_ops_t *trd_driver_entry(void)
-{
-    return &ops;
-}
+TRD_DRV_DEFINE_ENTRY(ops)

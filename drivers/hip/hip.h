@@ -1,13 +1,14 @@
 /* hip.h: the HIP driver's parts.
  *
- *   loader.c  dlopens the HIP runtime and resolves symbols.h
- *   error.c   HIP errors as trident statuses and messages
+ *   entry.c   the ops table
  *   device.c  init, enumeration and properties, the current device
+ *   memory.c  allocations and copies
+ *   stream.c  streams
+ *   event.c   timing events
  *   module.c  HSACO code objects
  *   launch.c  kernel launches and their scratch arenas
- *   memory.c  allocations and copies
- *   stream.c  streams and events
- *   entry.c   the ops table
+ *   status.c  HIP errors as trident statuses and messages
+ *   loader.c  the HIP runtime through drivers/common's loader (symbols.h)
  *
  * HIP keeps a current device per thread and binds modules, streams, events
  * and allocations to the device current when they are made. The driver makes
@@ -24,6 +25,9 @@
 
 #include <trident/driver.h>
 
+#include "drivers/common/services.h"
+#include "drivers/common/slot_map.h"
+#include "drivers/common/vendor_lib.h"
 #include "drivers/hip/hip_abi.h"
 #include "drivers/hip/symbols.h"
 
@@ -47,8 +51,7 @@ struct hip_device_info {
 };
 
 struct hip_driver {
-    void *lib;
-    char lib_path[512];
+    trd_vlib_t lib;
     struct hip_api api;
     uint32_t ndevices;
     struct hip_device_info *devices;
@@ -75,12 +78,7 @@ struct hip_arena {
 
 /* Arenas of streams trident does not own, keyed by the native handle; a slot
  * is claimed once with a compare-and-swap and kept until the device closes. */
-#define HIP_NATIVE_ARENAS 64
-
-struct hip_native_arena {
-    _Atomic(hipStream_t) stream;
-    struct hip_arena arena;
-};
+#define HIP_NATIVE_ARENAS TRD_SLOT_MAP_SLOTS
 
 struct hip_device {
     struct hip_driver *drv;
@@ -88,7 +86,8 @@ struct hip_device {
     int ordinal;
     char uri[24];                 /* "hip:0", for messages */
     struct hip_arena null_arena;  /* the device's default (NULL) stream */
-    struct hip_native_arena native[HIP_NATIVE_ARENAS];
+    trd_slot_map_t native;        /* streams trident does not own -> native_arena[] */
+    struct hip_arena native_arena[HIP_NATIVE_ARENAS];
 };
 
 enum hip_launch_mode { HIP_LAUNCH_PLAIN, HIP_LAUNCH_COOPERATIVE, HIP_LAUNCH_CLUSTER };
@@ -121,7 +120,7 @@ struct hip_event {
 trd_status_t hip_library_open(struct hip_driver *d, const char *configured);
 void hip_library_close(struct hip_driver *d);
 
-/* error.c */
+/* status.c */
 trd_status_t hip_status(hipError_t e);
 /* "hipErrorNoDevice"; "hipError" when the runtime cannot name it. */
 const char *hip_error_name(const struct hip_api *api, hipError_t e);

@@ -6,16 +6,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "drivers/common/arith.h"
+#include "drivers/common/scratch.h"
 #include "drivers/hip/hip.h"
 
 /* Scratch beyond this is surely a wrong size: refuse it before overflowing. */
 #define HIP_SCRATCH_MAX ((uint64_t)1 << 44)
 #define HIP_ARENA_GRAIN ((uint64_t)1 << 16)
-
-static uint64_t hip_align_up(uint64_t v, uint64_t a)
-{
-    return (v + a - 1) / a * a;
-}
 
 void hip_arena_init(struct hip_arena *a)
 {
@@ -38,7 +35,7 @@ void hip_blocks_free(const struct hip_device *dev, struct hip_block *b)
         if (e != HIP_SUCCESS) {
             char why[256];
             hip_describe(api, e, why, sizeof why);
-            trd_driver_log(TRD_LOG_WARN, "hip: freeing %llu bytes of scratch on %s failed: %s",
+            trd_drv_log(TRD_LOG_WARN, "hip: freeing %llu bytes of scratch on %s failed: %s",
                            (unsigned long long)b->size, dev->uri, why);
         }
         free(b);
@@ -103,11 +100,12 @@ static trd_status_t hip_arena_grow(struct hip_device *dev, struct hip_arena *a, 
         return TRD_OK;
     }
     uint64_t size = b ? 2 * b->size : 0;
-    size = hip_align_up(size > need ? size : need, HIP_ARENA_GRAIN);
+    /* need <= HIP_SCRATCH_MAX, and so is a block: this cannot overflow */
+    (void)trd_align_up_u64(size > need ? size : need, HIP_ARENA_GRAIN, &size);
     struct hip_block *nb = malloc(sizeof *nb);
     if (!nb) {
         pthread_mutex_unlock(&a->lock);
-        return trd_driver_error(TRD_ERR_NO_MEMORY, "out of memory");
+        return trd_drv_error(TRD_ERR_NO_MEMORY, "out of memory");
     }
     /* hipMalloc allocates on the current device: the one place a launch on a
      * caller's stream sets it (and restores it), when it is not already. */
@@ -137,40 +135,41 @@ static trd_status_t hip_arena_grow(struct hip_device *dev, struct hip_arena *a, 
     return TRD_OK;
 }
 
-static int hip_mul_ok(uint64_t a, uint64_t b, uint64_t *out)
-{
-    return !__builtin_mul_overflow(a, b, out) && *out <= HIP_SCRATCH_MAX;
-}
-
-/* Scratch for one launch: gridX*gridY*gridZ*num_ctas programs of
- * <size> bytes each, global then profile, at their alignments. The caller
- * holds a users reference on the arena. */
+/* Scratch for one launch: the core's checked bytes (drivers/common/scratch.h),
+ * global then profile, at their alignments. The caller holds a users
+ * reference on the arena. */
 static trd_status_t hip_arena_scratch(struct hip_device *dev, struct hip_arena *a, const struct hip_module *m,
                                       const trd_driver_launch_t *l, int want_g, int want_p, void **gs, void **ps)
 {
-    uint64_t programs, gbytes = 0, pbytes = 0;
-    if (!hip_mul_ok((uint64_t)l->grid[0] * l->grid[1], l->grid[2], &programs) ||
-        !hip_mul_ok(programs, m->num_ctas, &programs) || (want_g && !hip_mul_ok(programs, m->gs_size, &gbytes)) ||
-        (want_p && !hip_mul_ok(programs, m->ps_size, &pbytes)))
-        return trd_driver_error(TRD_ERR_LIMIT,
-                                "grid %ux%ux%u x num_ctas %u needs more than %llu bytes of scratch on %s "
-                                "(%llu global, %llu profile bytes a program)",
-                                l->grid[0], l->grid[1], l->grid[2], m->num_ctas, (unsigned long long)HIP_SCRATCH_MAX,
-                                dev->uri, (unsigned long long)m->gs_size, (unsigned long long)m->ps_size);
+    const trd_scratch_spec_t sp = {m->num_ctas, {m->gs_size, m->ps_size}, {m->gs_align, m->ps_align}};
+    uint64_t bytes[2];
+    trd_status_t st = trd_launch_scratch(l, &sp, bytes);
+    if (st != TRD_OK)
+        return st;
+    uint64_t gbytes = want_g ? bytes[0] : 0, pbytes = want_p ? bytes[1] : 0;
     uint64_t align = 1;
     if (want_g)
         align = m->gs_align;
     if (want_p && m->ps_align > align)
         align = m->ps_align;
-    uint64_t poff = want_p ? hip_align_up(gbytes, m->ps_align) : gbytes;
-    uint64_t need = poff + pbytes + align - 1; /* room to align the block's base */
+    uint64_t poff = gbytes, need;
+    /* need: profile after global at its alignment, and room to align the block's base */
+    if ((want_p && !trd_align_up_u64(gbytes, m->ps_align, &poff)) || !trd_add_u64(poff, pbytes, &need) ||
+        !trd_add_u64(need, align - 1, &need) || need > HIP_SCRATCH_MAX)
+        return trd_drv_error(TRD_ERR_LIMIT,
+                                "grid %ux%ux%u x num_ctas %u needs more than %llu bytes of scratch on %s "
+                                "(%llu global, %llu profile bytes a program)",
+                                l->grid[0], l->grid[1], l->grid[2], m->num_ctas, (unsigned long long)HIP_SCRATCH_MAX,
+                                dev->uri, (unsigned long long)m->gs_size, (unsigned long long)m->ps_size);
     struct hip_block *b = atomic_load(&a->current);
     if (!b || b->size < need) {
-        trd_status_t st = hip_arena_grow(dev, a, need, &b);
+        st = hip_arena_grow(dev, a, need, &b);
         if (st != TRD_OK)
             return st;
     }
-    char *base = (char *)(uintptr_t)hip_align_up((uintptr_t)b->base, align);
+    uint64_t at = (uintptr_t)b->base;
+    (void)trd_align_up_u64(at, align, &at); /* inside the block: need left room */
+    char *base = (char *)(uintptr_t)at;
     *gs = want_g ? base : NULL;
     *ps = want_p ? base + poff : NULL;
     return TRD_OK;
@@ -182,20 +181,8 @@ static struct hip_arena *hip_native_arena(struct hip_device *dev, hipStream_t s)
 {
     if (!s)
         return &dev->null_arena;
-    size_t start = (size_t)(((uintptr_t)s >> 4) * UINT64_C(0x9e3779b97f4a7c15) >> 58) % HIP_NATIVE_ARENAS;
-    for (size_t i = 0; i < HIP_NATIVE_ARENAS; i++) {
-        struct hip_native_arena *slot = &dev->native[(start + i) % HIP_NATIVE_ARENAS];
-        hipStream_t key = atomic_load(&slot->stream);
-        if (!key) {
-            hipStream_t expected = NULL;
-            if (atomic_compare_exchange_strong(&slot->stream, &expected, s))
-                return &slot->arena;
-            key = expected; /* another thread claimed it first */
-        }
-        if (key == s)
-            return &slot->arena;
-    }
-    return NULL;
+    int i = trd_slot_map_find(&dev->native, s);
+    return i < 0 ? NULL : &dev->native_arena[i];
 }
 
 trd_status_t hip_launch(void *module, void *stream, void *native, const trd_driver_launch_t *l)
@@ -208,7 +195,7 @@ trd_status_t hip_launch(void *module, void *stream, void *native, const trd_driv
     /* Triton's launcher: grid x counts CTAs, block = warp_size * num_warps. */
     uint64_t grid_x = (uint64_t)l->grid[0] * m->num_ctas;
     if (grid_x > UINT32_MAX)
-        return trd_driver_error(TRD_ERR_LIMIT, "grid x %u x num_ctas %u = %llu blocks: more than HIP's 2^32-1",
+        return trd_drv_error(TRD_ERR_LIMIT, "grid x %u x num_ctas %u = %llu blocks: more than HIP's 2^32-1",
                                 l->grid[0], m->num_ctas, (unsigned long long)grid_x);
     /* Triton 3.x kernels take two trailing pointers, NULL when the metadata
      * asks for no scratch; the caller's when given, else the stream arena's. */
@@ -220,7 +207,7 @@ trd_status_t hip_launch(void *module, void *stream, void *native, const trd_driv
     if (want_g || want_p) {
         arena = s && s->owned ? &s->arena : hip_native_arena(dev, hs);
         if (!arena)
-            return trd_driver_error(TRD_ERR_LIMIT,
+            return trd_drv_error(TRD_ERR_LIMIT,
                                     "scratch for a launch on %s: trident already keeps scratch for %d foreign "
                                     "streams of the device; pass trd_launch_t.global_scratch",
                                     dev->uri, HIP_NATIVE_ARENAS);

@@ -34,7 +34,7 @@ void hip_mem_free(void *device, void *ptr)
     if (e != HIP_SUCCESS) {
         char why[256];
         hip_describe(api, e, why, sizeof why);
-        trd_driver_log(TRD_LOG_WARN, "hip: hipFree(%p) on %s failed: %s", ptr, dev->uri, why);
+        trd_drv_log(TRD_LOG_WARN, "hip: hipFree(%p) on %s failed: %s", ptr, dev->uri, why);
     }
 }
 
@@ -54,7 +54,7 @@ trd_status_t hip_mem_copy(void *device, void *dst, const void *src, uint64_t siz
            : kind == TRD_COPY_DEVICE_TO_DEVICE ? HIP_MEMCPY_DEVICE_TO_DEVICE
                                                : -1;
     if (hk < 0)
-        return trd_driver_error(TRD_ERR_INVALID_ARGUMENT, "copy kind %d is not one of trd_copy_kind", kind);
+        return trd_drv_error(TRD_ERR_INVALID_ARGUMENT, "copy kind %d is not one of trd_copy_kind", kind);
     hipStream_t hs = stream ? ((struct hip_stream *)stream)->handle : NULL;
     int prev = -1;
     trd_status_t st;

@@ -28,20 +28,20 @@ static int hip_meta_bool(const char *json, const char *key)
 static trd_status_t hip_check_options(const trd_driver_module_desc_t *d)
 {
     int32_t set = 0, debug = 0;
-    if (trd_options_is_set(d->options, "debug", &set) == TRD_OK && set &&
-        trd_options_get_bool(d->options, "debug", &debug) == TRD_OK) {
+    if (trd_drv_options_is_set(d->options, "debug", &set) == TRD_OK && set &&
+        trd_drv_options_get_bool(d->options, "debug", &debug) == TRD_OK) {
         int built = hip_meta_bool(d->metadata, "debug");
         if (built >= 0 && built != !!debug)
-            return trd_driver_error(TRD_ERR_INVALID_ARGUMENT,
+            return trd_drv_error(TRD_ERR_INVALID_ARGUMENT,
                                     "option debug=%s, but the HSACO was compiled with debug=%s (a compiled "
                                     "image cannot change: recompile it)",
                                     debug ? "true" : "false", built ? "true" : "false");
         if (built < 0)
-            trd_driver_log(TRD_LOG_WARN, "hip: %s: option debug=%s cannot be checked (no 'debug' in the metadata)",
+            trd_drv_log(TRD_LOG_WARN, "hip: %s: option debug=%s cannot be checked (no 'debug' in the metadata)",
                            d->label, debug ? "true" : "false");
     }
-    if (trd_options_is_set(d->options, "extern_libs", &set) == TRD_OK && set)
-        trd_driver_log(TRD_LOG_WARN, "hip: %s: extern_libs are linked when Triton compiles; a loaded HSACO ignores them",
+    if (trd_drv_options_is_set(d->options, "extern_libs", &set) == TRD_OK && set)
+        trd_drv_log(TRD_LOG_WARN, "hip: %s: extern_libs are linked when Triton compiles; a loaded HSACO ignores them",
                        d->label);
     return TRD_OK;
 }
@@ -52,38 +52,38 @@ static trd_status_t hip_check_launch(const struct hip_device *dev, const trd_dri
     const struct hip_api *api = &dev->drv->api;
     const struct hip_device_info *info = dev->info;
     if (block == 0 || block > info->props.max_threads_per_block)
-        return trd_driver_error(TRD_ERR_LIMIT,
+        return trd_drv_error(TRD_ERR_LIMIT,
                                 "num_warps %u x warp_size %u = %llu threads per block; the device allows 1 "
                                 "to %u",
                                 d->num_warps, d->warp_size, (unsigned long long)block,
                                 info->props.max_threads_per_block);
     if (d->shared > info->props.max_shared_per_block_optin)
-        return trd_driver_error(TRD_ERR_LIMIT, "%u bytes of shared memory per block; the device has %u",
+        return trd_drv_error(TRD_ERR_LIMIT, "%u bytes of shared memory per block; the device has %u",
                                 d->shared, info->props.max_shared_per_block_optin);
     if (d->flags & TRD_MODULE_COOPERATIVE) {
         if (!info->cooperative)
-            return trd_driver_error(TRD_ERR_UNSUPPORTED,
+            return trd_drv_error(TRD_ERR_UNSUPPORTED,
                                     "launch_cooperative_grid, but the device does not support cooperative "
                                     "launch (hipDeviceAttributeCooperativeLaunch is 0)");
         if (d->num_ctas <= 1 && !api->hipModuleLaunchCooperativeKernel)
-            return trd_driver_error(TRD_ERR_UNSUPPORTED,
+            return trd_drv_error(TRD_ERR_UNSUPPORTED,
                                     "launch_cooperative_grid needs hipModuleLaunchCooperativeKernel, which %s "
                                     "does not export (ROCm 6 does)",
-                                    dev->drv->lib_path);
+                                    dev->drv->lib.path);
     }
     if (d->num_ctas > 1) {
         if (!api->hipDrvLaunchKernelEx)
-            return trd_driver_error(TRD_ERR_UNSUPPORTED,
+            return trd_drv_error(TRD_ERR_UNSUPPORTED,
                                     "num_ctas=%u needs a cluster launch through hipDrvLaunchKernelEx, which %s "
                                     "does not export",
-                                    d->num_ctas, dev->drv->lib_path);
+                                    d->num_ctas, dev->drv->lib.path);
         if (info->cluster == 0)
-            return trd_driver_error(TRD_ERR_UNSUPPORTED,
+            return trd_drv_error(TRD_ERR_UNSUPPORTED,
                                     "num_ctas=%u, but the device (%s) does not support cluster launch",
                                     d->num_ctas, info->arch);
     }
     if (d->flags & TRD_MODULE_PDL)
-        trd_driver_log(TRD_LOG_DEBUG, "hip: %s: launch_pdl has no HIP equivalent: launches stay fully ordered",
+        trd_drv_log(TRD_LOG_DEBUG, "hip: %s: launch_pdl has no HIP equivalent: launches stay fully ordered",
                        d->label);
     return TRD_OK;
 }
@@ -102,7 +102,7 @@ trd_status_t hip_module_load(void *device, const trd_driver_module_desc_t *d, vo
     struct hip_device *dev = device;
     const struct hip_api *api = &dev->drv->api;
     if (d->format != TRD_FORMAT_HSACO)
-        return trd_driver_error(TRD_ERR_UNSUPPORTED,
+        return trd_drv_error(TRD_ERR_UNSUPPORTED,
                                 "the hip driver loads HSACO code objects only, not image format %d",
                                 d->format);
     uint64_t block = (uint64_t)d->num_warps * d->warp_size;
@@ -111,7 +111,7 @@ trd_status_t hip_module_load(void *device, const trd_driver_module_desc_t *d, vo
         return st;
     struct hip_module *m = calloc(1, sizeof *m);
     if (!m)
-        return trd_driver_error(TRD_ERR_NO_MEMORY, "out of memory");
+        return trd_drv_error(TRD_ERR_NO_MEMORY, "out of memory");
     int prev;
     if ((st = hip_device_enter(dev, &prev)) != TRD_OK) {
         free(m);
@@ -122,7 +122,7 @@ trd_status_t hip_module_load(void *device, const trd_driver_module_desc_t *d, vo
     if (!log) {
         hip_device_leave(dev, prev);
         free(m);
-        return trd_driver_error(TRD_ERR_NO_MEMORY, "out of memory");
+        return trd_drv_error(TRD_ERR_NO_MEMORY, "out of memory");
     }
     char *errlog = log, *infolog = log + JIT_LOG_BYTES;
     int opts[] = {HIP_JIT_ERROR_LOG_BUFFER, HIP_JIT_ERROR_LOG_BUFFER_SIZE_BYTES, HIP_JIT_INFO_LOG_BUFFER,
@@ -135,12 +135,12 @@ trd_status_t hip_module_load(void *device, const trd_driver_module_desc_t *d, vo
         const char *jit = *errlog ? errlog : infolog;
         char why[512];
         hip_describe(api, e, why, sizeof why);
-        st = trd_driver_error(hip_status(e), "hipModuleLoadDataEx (%llu bytes) failed: %s%s%.1000s",
+        st = trd_drv_error(hip_status(e), "hipModuleLoadDataEx (%llu bytes) failed: %s%s%.1000s",
                               (unsigned long long)d->image_size, why, *jit ? "; JIT log: " : "", jit);
         goto fail_log;
     }
     if (*infolog)
-        trd_driver_log(TRD_LOG_DEBUG, "hip: loading %s on %s: %s", d->label, dev->uri, infolog);
+        trd_drv_log(TRD_LOG_DEBUG, "hip: loading %s on %s: %s", d->label, dev->uri, infolog);
     free(log);
     log = NULL;
     if ((e = api->hipModuleGetFunction(&m->function, m->module, d->entry)) != HIP_SUCCESS) {
@@ -155,7 +155,7 @@ trd_status_t hip_module_load(void *device, const trd_driver_module_desc_t *d, vo
                             &max_threads)) != TRD_OK)
         goto fail_module;
     if (max_threads <= 0 || block > (uint64_t)max_threads) {
-        st = trd_driver_error(TRD_ERR_LIMIT,
+        st = trd_drv_error(TRD_ERR_LIMIT,
                               "num_warps %u x warp_size %u = %llu threads per block, more than the %d the compiled "
                               "function allows (hipFuncGetAttribute MAX_THREADS_PER_BLOCK)",
                               d->num_warps, d->warp_size, (unsigned long long)block, max_threads);
@@ -181,7 +181,7 @@ trd_status_t hip_module_load(void *device, const trd_driver_module_desc_t *d, vo
 
 fail_module:
     if ((e = api->hipModuleUnload(m->module)) != HIP_SUCCESS)
-        trd_driver_log(TRD_LOG_WARN, "hip: hipModuleUnload after a failed load of %s returned %d", d->label, (int)e);
+        trd_drv_log(TRD_LOG_WARN, "hip: hipModuleUnload after a failed load of %s returned %d", d->label, (int)e);
 fail_log:
     free(log);
     hip_device_leave(dev, prev);

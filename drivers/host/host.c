@@ -15,6 +15,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "drivers/common/arith.h"
 #include "drivers/host/host.h"
 
 static void read_cpuinfo(struct host_driver *d)
@@ -305,11 +306,6 @@ static void host_module_unload(void *module)
         host_module_release(module);
 }
 
-static uint64_t align_up(uint64_t v, uint64_t a)
-{
-    return (v + a - 1) / a * a;
-}
-
 trd_status_t host_execute(struct host_module *m, const uint32_t grid[3], void *const *args, void *gscratch,
                           void *pscratch)
 {
@@ -331,16 +327,15 @@ trd_status_t host_execute(struct host_module *m, const uint32_t grid[3], void *c
     atomic_init(&job.fault.sig, 0);
     job.catch_faults = m->catch_faults;
     /* Scratch: one slice per program, from the device's arena (reused). */
-    job.gstride = m->gs_size ? align_up(m->gs_size, m->gs_align) : 0;
-    job.pstride = m->ps_size ? align_up(m->ps_size, m->ps_align) : 0;
-    uint64_t need_g = 0, need_p = 0;
-    if ((!gscratch && __builtin_mul_overflow(job.gstride, job.total, &need_g)) ||
-        (!pscratch && __builtin_mul_overflow(job.pstride, job.total, &need_p)) || need_g > UINT64_MAX / 2 ||
-        need_p > UINT64_MAX / 2)
+    uint64_t need_g = 0, need_p = 0, off_p = 0, need = 0; /* global, then profile at 64 bytes */
+    if (!trd_align_up_u64(m->gs_size, m->gs_align, &job.gstride) ||
+        !trd_align_up_u64(m->ps_size, m->ps_align, &job.pstride) ||
+        (!gscratch && !trd_mul_u64(job.gstride, job.total, &need_g)) ||
+        (!pscratch && !trd_mul_u64(job.pstride, job.total, &need_p)) || !trd_align_up_u64(need_g, 64, &off_p) ||
+        !trd_add_u64(off_p, need_p, &need))
         return trd_driver_error(TRD_ERR_LIMIT, "the scratch of %llu programs (%llu + %llu bytes each) overflows 64 bits",
                                 (unsigned long long)job.total, (unsigned long long)job.gstride,
                                 (unsigned long long)job.pstride);
-    uint64_t need = align_up(need_g, 64) + need_p;
     uint64_t memory = m->dev->drv->memory;
     if (memory && need > memory)
         return trd_driver_error(TRD_ERR_NO_MEMORY,
@@ -362,7 +357,7 @@ trd_status_t host_execute(struct host_module *m, const uint32_t grid[3], void *c
         pool->scratch_cap = need;
     }
     job.gscratch = gscratch ? gscratch : (job.gstride ? pool->scratch : NULL);
-    job.pscratch = pscratch ? pscratch : (job.pstride ? pool->scratch + align_up(need_g, 64) : NULL);
+    job.pscratch = pscratch ? pscratch : (job.pstride ? pool->scratch + off_p : NULL);
     host_pool_run(pool, &job);
     pthread_mutex_unlock(&pool->submit);
     if (atomic_load_explicit(&job.fault.sig, memory_order_relaxed))

@@ -230,7 +230,7 @@ static trd_status_t zdrv_enumerate(const trd_driver_init_args_t *args, struct zd
             free(devs);
             if (grown)
                 d->devs = grown;
-            return trd_driver_error(TRD_ERR_NO_MEMORY, "out of memory enumerating Level Zero devices");
+            return trd_drv_error(TRD_ERR_NO_MEMORY, "out of memory enumerating Level Zero devices");
         }
         d->devs = grown;
         if ((r = api->zeDeviceGet(drivers[i], &n, devs)) != ZE_RESULT_SUCCESS) {
@@ -254,10 +254,13 @@ static trd_status_t zdrv_enumerate(const trd_driver_init_args_t *args, struct zd
 
 trd_status_t zdrv_init(const trd_driver_init_args_t *args, void **out)
 {
+    trd_status_t bound = trd_drv_bind(args); /* the core's services, before anything reports */
+    if (bound != TRD_OK)
+        return bound;
     struct zdrv_driver *d = calloc(1, sizeof *d);
     if (!d)
-        return trd_driver_error(TRD_ERR_NO_MEMORY, "out of memory");
-    const char *lib = args->config_get ? args->config_get(args->config_ctx, "library") : NULL;
+        return trd_drv_error(TRD_ERR_NO_MEMORY, "out of memory");
+    const char *lib = trd_drv_config(args, "library");
     trd_status_t st = zdrv_library_open(d, lib);
     if (st != TRD_OK) {
         free(d);
@@ -303,7 +306,7 @@ trd_status_t zdrv_device_props(void *driver, uint32_t ordinal, trd_device_props_
 {
     struct zdrv_driver *d = driver;
     if (ordinal >= d->ndevices)
-        return trd_driver_error(TRD_ERR_NOT_FOUND, "levelzero device %u does not exist (%u devices)", ordinal,
+        return trd_drv_error(TRD_ERR_NOT_FOUND, "levelzero device %u does not exist (%u devices)", ordinal,
                                 d->ndevices);
     const struct zdrv_devinfo *i = &d->devs[ordinal];
     p->kind = TRD_DEVICE_GPU;
@@ -328,10 +331,10 @@ trd_status_t zdrv_device_open(void *driver, uint32_t ordinal, void **out)
 {
     struct zdrv_driver *d = driver;
     if (ordinal >= d->ndevices)
-        return trd_driver_error(TRD_ERR_NOT_FOUND, "levelzero device %u does not exist", ordinal);
+        return trd_drv_error(TRD_ERR_NOT_FOUND, "levelzero device %u does not exist", ordinal);
     struct zdrv_device *dev = calloc(1, sizeof *dev);
     if (!dev)
-        return trd_driver_error(TRD_ERR_NO_MEMORY, "out of memory");
+        return trd_drv_error(TRD_ERR_NO_MEMORY, "out of memory");
     dev->drv = d;
     dev->api = &d->api;
     dev->info = &d->devs[ordinal];

@@ -2,7 +2,7 @@
 #include "drivers/levelzero/levelzero.h"
 
 static const trd_driver_ops_t zdrv_ops = {
-    .abi_version = TRD_DRIVER_ABI_VERSION,
+    .abi_version = TRD_DRV_ABI_VERSION,
     .struct_size = sizeof(trd_driver_ops_t),
     .name = "levelzero",
     .backend = "xpu",
@@ -32,9 +32,4 @@ static const trd_driver_ops_t zdrv_ops = {
     .event_elapsed = zdrv_event_elapsed,
 };
 
-TRD_DRIVER_EXPORT const trd_driver_ops_t *trd_driver_entry(void);
-
-TRD_DRIVER_EXPORT const trd_driver_ops_t *trd_driver_entry(void)
-{
-    return &zdrv_ops;
-}
+TRD_DRV_DEFINE_ENTRY(zdrv_ops)

@@ -16,7 +16,7 @@ trd_status_t zdrv_event_create(void *device, void **out)
     const struct zdrv_api *api = dev->api;
     struct zdrv_event *e = calloc(1, sizeof *e);
     if (!e)
-        return trd_driver_error(TRD_ERR_NO_MEMORY, "out of memory");
+        return trd_drv_error(TRD_ERR_NO_MEMORY, "out of memory");
     e->dev = dev;
     ze_result_t r;
     trd_status_t st;
@@ -114,10 +114,10 @@ trd_status_t zdrv_event_sync(void *event)
 static trd_status_t zdrv_stamp_of(const struct zdrv_event *e, uint64_t *stamp)
 {
     if (!e->recorded)
-        return trd_driver_error(TRD_ERR_STATE, "an event was never recorded");
+        return trd_drv_error(TRD_ERR_STATE, "an event was never recorded");
     ze_result_t r = e->dev->api->zeEventQueryStatus(e->event);
     if (r == ZE_RESULT_NOT_READY)
-        return trd_driver_error(TRD_ERR_STATE, "an event has not completed yet: synchronize it first");
+        return trd_drv_error(TRD_ERR_STATE, "an event has not completed yet: synchronize it first");
     if (r != ZE_RESULT_SUCCESS)
         return zdrv_fail(r, "zeEventQueryStatus", "reading an event of levelzero:%u", e->dev->ordinal);
     *stamp = *(volatile uint64_t *)e->stamp;
@@ -133,7 +133,7 @@ trd_status_t zdrv_event_elapsed(void *start, void *end, double *ms)
         return st;
     const struct zdrv_devinfo *i = a->dev->info;
     if (i->ns_per_tick <= 0.0)
-        return trd_driver_error(TRD_ERR_UNSUPPORTED, "levelzero:%u reports no timer resolution", a->dev->ordinal);
+        return trd_drv_error(TRD_ERR_UNSUPPORTED, "levelzero:%u reports no timer resolution", a->dev->ordinal);
     /* The counter has ts_mask's bits and wraps: the difference is modular. */
     uint64_t ticks = (tb - ta) & i->ts_mask;
     *ms = (double)ticks * i->ns_per_tick / 1e6;

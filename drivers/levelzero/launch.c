@@ -23,6 +23,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "drivers/common/arith.h"
+#include "drivers/common/scratch.h"
 #include "drivers/levelzero/levelzero.h"
 
 static _Thread_local unsigned zdrv_slot_hint;
@@ -51,21 +53,6 @@ static struct zdrv_kslot *zdrv_slot_acquire(struct zdrv_module *m, trd_status_t 
     return slot;
 }
 
-static uint64_t zdrv_align_up(uint64_t v, uint64_t a)
-{
-    return (v + a - 1) / a * a;
-}
-
-/* a * b, or 0 with *overflow set. */
-static uint64_t zdrv_mul_checked(uint64_t a, uint64_t b, int *overflow)
-{
-    if (a && b > UINT64_MAX / a) {
-        *overflow = 1;
-        return 0;
-    }
-    return a * b;
-}
-
 /* The scratch pointers of one launch. With a stream, its arena is grown as
  * needed (after the stream's earlier work is done with the old one); a bare
  * native command list has no arena, so the caller must pass scratch. */
@@ -74,35 +61,35 @@ static trd_status_t zdrv_scratch_for(struct zdrv_module *m, struct zdrv_stream *
 {
     *gs = l->global_scratch;
     *ps = l->profile_scratch;
-    int overflow = 0;
-    uint64_t programs = zdrv_mul_checked(zdrv_mul_checked(l->grid[0], l->grid[1], &overflow), l->grid[2], &overflow);
-    uint64_t gstride = m->gs_size ? zdrv_align_up(m->gs_size, m->gs_align) : 0;
-    uint64_t pstride = m->ps_size ? zdrv_align_up(m->ps_size, m->ps_align) : 0;
-    uint64_t need_g = l->global_scratch ? 0 : zdrv_mul_checked(gstride, programs, &overflow);
-    uint64_t need_p = l->profile_scratch ? 0 : zdrv_mul_checked(pstride, programs, &overflow);
+    const trd_scratch_spec_t sp = {1, {m->gs_size, m->ps_size}, {m->gs_align, m->ps_align}};
+    uint64_t bytes[2];
+    trd_status_t st = trd_launch_scratch(l, &sp, bytes);
+    if (st != TRD_OK)
+        return st;
+    uint64_t need_g = l->global_scratch ? 0 : bytes[0];
+    uint64_t need_p = l->profile_scratch ? 0 : bytes[1];
     uint64_t palign = m->ps_align > 64 ? m->ps_align : 64;
-    uint64_t off_p = zdrv_align_up(need_g, palign);
-    if (overflow || off_p < need_g || off_p + need_p < off_p)
-        return trd_driver_error(TRD_ERR_LIMIT, "the scratch of a (%u, %u, %u) grid overflows 64 bits", l->grid[0],
+    uint64_t off_p, need, cap; /* cap: what the arena is grown to */
+    if (!trd_align_up_u64(need_g, palign, &off_p) || !trd_add_u64(off_p, need_p, &need) ||
+        !trd_align_up_u64(need, 65536, &cap))
+        return trd_drv_error(TRD_ERR_LIMIT, "the scratch of a (%u, %u, %u) grid overflows 64 bits", l->grid[0],
                                 l->grid[1], l->grid[2]);
-    uint64_t need = off_p + need_p;
     if (need == 0)
         return TRD_OK;
     if (!s)
-        return trd_driver_error(TRD_ERR_INVALID_ARGUMENT,
+        return trd_drv_error(TRD_ERR_INVALID_ARGUMENT,
                                 "the kernel needs %llu bytes of scratch: a launch on a bare native command list "
                                 "must pass global_scratch/profile_scratch (or wrap the list with trd_stream_wrap)",
                                 (unsigned long long)need);
     if (need > s->scratch_cap) {
         const struct zdrv_api *api = m->dev->api;
-        trd_status_t st = zdrv_stream_wait(s); /* earlier launches may still use the old arena */
+        st = zdrv_stream_wait(s); /* earlier launches may still use the old arena */
         if (st != TRD_OK)
             return st;
         if (s->scratch)
             api->zeMemFree(m->dev->ctx, s->scratch);
         s->scratch = NULL;
         s->scratch_cap = 0;
-        uint64_t cap = zdrv_align_up(need, 65536);
         uint64_t align = m->gs_align > palign ? m->gs_align : palign;
         ze_device_mem_alloc_desc_t md = {.stype = ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC, .ordinal = 0};
         ze_result_t r = api->zeMemAllocDevice(m->dev->ctx, &md, cap, align, m->dev->info->device, &s->scratch);
@@ -112,9 +99,9 @@ static trd_status_t zdrv_scratch_for(struct zdrv_module *m, struct zdrv_stream *
         }
         s->scratch_cap = cap;
     }
-    if (!l->global_scratch && gstride)
+    if (!l->global_scratch && need_g)
         *gs = s->scratch;
-    if (!l->profile_scratch && pstride)
+    if (!l->profile_scratch && need_p)
         *ps = (char *)s->scratch + off_p;
     return TRD_OK;
 }
@@ -157,14 +144,14 @@ trd_status_t zdrv_launch(void *module, void *stream, void *native, const trd_dri
     if (l->grid[0] == 0 || l->grid[1] == 0 || l->grid[2] == 0)
         return TRD_OK;
     if (l->num_params != m->num_params)
-        return trd_driver_error(TRD_ERR_INVALID_ARGUMENT, "the kernel takes %u parameters, the launch passes %u",
+        return trd_drv_error(TRD_ERR_INVALID_ARGUMENT, "the kernel takes %u parameters, the launch passes %u",
                                 m->num_params, l->num_params);
     const ze_device_compute_properties_t *c = &dev->info->compute;
     /* a maximum of 0 means the driver did not say */
     if ((c->maxGroupCountX && l->grid[0] > c->maxGroupCountX) ||
         (c->maxGroupCountY && l->grid[1] > c->maxGroupCountY) ||
         (c->maxGroupCountZ && l->grid[2] > c->maxGroupCountZ))
-        return trd_driver_error(TRD_ERR_LIMIT,
+        return trd_drv_error(TRD_ERR_LIMIT,
                                 "grid (%u, %u, %u) exceeds the group counts levelzero:%u allows (%u, %u, %u)",
                                 l->grid[0], l->grid[1], l->grid[2], dev->ordinal, c->maxGroupCountX,
                                 c->maxGroupCountY, c->maxGroupCountZ);

@@ -17,6 +17,9 @@
 #include <stdint.h>
 
 #include <level_zero/ze_api.h>
+
+#include "drivers/common/services.h"
+#include "drivers/common/vendor_lib.h"
 #include <trident/driver.h>
 
 #include "drivers/levelzero/symbols.h"
@@ -52,7 +55,7 @@ struct zdrv_devinfo {
 };
 
 struct zdrv_driver {
-    void *lib;
+    trd_vlib_t lib;
     struct zdrv_api api;
     uint32_t ndevices;
     struct zdrv_devinfo *devs;
@@ -121,7 +124,7 @@ struct zdrv_event {
     int recorded;
 };
 
-/* result.c */
+/* status.c */
 const char *zdrv_result_name(ze_result_t r);
 trd_status_t zdrv_status(ze_result_t r);
 /* Reports a failed call: "<context>: <call> failed: ZE_RESULT_X (0x...)"; an

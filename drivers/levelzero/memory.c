@@ -44,7 +44,7 @@ void zdrv_mem_free(void *device, void *ptr)
         r = dev->api->zeMemFree(dev->ctx, ptr);
     }
     if (r != ZE_RESULT_SUCCESS)
-        trd_driver_log(TRD_LOG_WARN, "levelzero:%u: freeing %p failed: %s (0x%08x)", dev->ordinal, ptr,
+        trd_drv_log(TRD_LOG_WARN, "levelzero:%u: freeing %p failed: %s (0x%08x)", dev->ordinal, ptr,
                        zdrv_result_name(r), (unsigned)r);
 }
 

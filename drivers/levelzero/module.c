@@ -86,10 +86,10 @@ static trd_status_t zdrv_build_flags(const trd_driver_module_desc_t *desc, char 
 {
     char mode[32] = "default";
     size_t len = 0;
-    if (trd_options_get(desc->options, "grf_mode", mode, sizeof mode, &len) != TRD_OK)
+    if (trd_drv_options_get(desc->options, "grf_mode", mode, sizeof mode, &len) != TRD_OK)
         snprintf(mode, sizeof mode, "default");
     int32_t debug = 0;
-    if (trd_options_get_bool(desc->options, "debug", &debug) != TRD_OK)
+    if (trd_drv_options_get_bool(desc->options, "debug", &debug) != TRD_OK)
         debug = 0;
     const char *grf = NULL;
     if (strcmp(mode, "128") == 0)
@@ -102,12 +102,12 @@ static trd_status_t zdrv_build_flags(const trd_driver_module_desc_t *desc, char 
         grf = zdrv_grf_flags[3];
     char *meta = zdrv_metadata_flags(desc->metadata);
     if (!meta)
-        return trd_driver_error(TRD_ERR_NO_MEMORY, "out of memory");
+        return trd_drv_error(TRD_ERR_NO_MEMORY, "out of memory");
     size_t cap = strlen(meta) + 64;
     char *flags = calloc(1, cap);
     if (!flags) {
         free(meta);
-        return trd_driver_error(TRD_ERR_NO_MEMORY, "out of memory");
+        return trd_drv_error(TRD_ERR_NO_MEMORY, "out of memory");
     }
     for (const char *s = meta; *s;) {
         while (*s == ' ' || *s == '\t' || *s == '\n')
@@ -178,7 +178,7 @@ static trd_status_t zdrv_create_module(struct zdrv_device *dev, ze_module_format
     }
     char *text = zdrv_log_take(api, log);
     size_t tl = text ? strlen(text) : 0;
-    trd_status_t st = trd_driver_error(zdrv_status(r) == TRD_OK ? TRD_ERR_DEVICE : zdrv_status(r),
+    trd_status_t st = trd_drv_error(zdrv_status(r) == TRD_OK ? TRD_ERR_DEVICE : zdrv_status(r),
                                        "zeModuleCreate failed: %s (0x%08x) building %s as %s with flags \"%s\", "
                                        "build log: %.3000s%s",
                                        zdrv_result_name(r), (unsigned)r, what, zdrv_format_name(format), flags,
@@ -210,7 +210,7 @@ static trd_status_t zdrv_read_file(const char *path, const char *what, uint8_t *
     char *buf, msg[1024];
     trd_status_t st = trd_file_load(path, (size_t)256 << 20, &buf, size, msg, sizeof msg);
     if (st != TRD_OK)
-        return trd_driver_error(st, "%s: %s", what, msg);
+        return trd_drv_error(st, "%s: %s", what, msg);
     *data = (uint8_t *)buf;
     return TRD_OK;
 }
@@ -224,11 +224,11 @@ static trd_status_t zdrv_build_libs(struct zdrv_module *m, const trd_driver_modu
     char small[1024];
     char *text = small;
     size_t len = 0;
-    trd_status_t st = trd_options_get(desc->options, "extern_libs", small, sizeof small, &len);
+    trd_status_t st = trd_drv_options_get(desc->options, "extern_libs", small, sizeof small, &len);
     if (st == TRD_ERR_BUFFER_TOO_SMALL) {
         if (!(text = malloc(len + 1)))
-            return trd_driver_error(TRD_ERR_NO_MEMORY, "out of memory");
-        st = trd_options_get(desc->options, "extern_libs", text, len + 1, &len);
+            return trd_drv_error(TRD_ERR_NO_MEMORY, "out of memory");
+        st = trd_drv_options_get(desc->options, "extern_libs", text, len + 1, &len);
     }
     if (st != TRD_OK || strcmp(text, "none") == 0 || !*text) {
         if (text != small)
@@ -252,7 +252,7 @@ static trd_status_t zdrv_build_libs(struct zdrv_module *m, const trd_driver_modu
             break;
         ze_module_format_t fmt = ZE_MODULE_FORMAT_IL_SPIRV;
         if (zdrv_is_bitcode(data, size)) {
-            trd_driver_log(TRD_LOG_INFO,
+            trd_drv_log(TRD_LOG_INFO,
                            "levelzero: %s (%s) is LLVM bitcode: skipped (Triton links it at compile time)", what,
                            path);
             free(data);
@@ -263,18 +263,18 @@ static trd_status_t zdrv_build_libs(struct zdrv_module *m, const trd_driver_modu
             fmt = ZE_MODULE_FORMAT_NATIVE;
         } else if (!zdrv_is_spirv(data, size)) {
             free(data);
-            st = trd_driver_error(TRD_ERR_FORMAT, "%s: %s is neither SPIR-V nor a native (zebin) binary", what, path);
+            st = trd_drv_error(TRD_ERR_FORMAT, "%s: %s is neither SPIR-V nor a native (zebin) binary", what, path);
             break;
         }
         if (!m->dev->api->zeModuleDynamicLink) {
             free(data);
-            st = trd_driver_error(TRD_ERR_UNSUPPORTED, "%s: the Level Zero loader has no zeModuleDynamicLink", what);
+            st = trd_drv_error(TRD_ERR_UNSUPPORTED, "%s: the Level Zero loader has no zeModuleDynamicLink", what);
             break;
         }
         ze_module_handle_t *grown = realloc(m->libs, (m->nlibs + 1) * sizeof *grown);
         if (!grown) {
             free(data);
-            st = trd_driver_error(TRD_ERR_NO_MEMORY, "out of memory");
+            st = trd_drv_error(TRD_ERR_NO_MEMORY, "out of memory");
             break;
         }
         m->libs = grown;
@@ -294,7 +294,7 @@ static trd_status_t zdrv_link_libs(struct zdrv_module *m)
     const struct zdrv_api *api = m->dev->api;
     ze_module_handle_t *all = calloc(m->nlibs + 1, sizeof *all);
     if (!all)
-        return trd_driver_error(TRD_ERR_NO_MEMORY, "out of memory");
+        return trd_drv_error(TRD_ERR_NO_MEMORY, "out of memory");
     all[0] = m->module;
     memcpy(all + 1, m->libs, m->nlibs * sizeof *all);
     ze_module_build_log_handle_t log = NULL;
@@ -306,7 +306,7 @@ static trd_status_t zdrv_link_libs(struct zdrv_module *m)
         return TRD_OK;
     }
     char *text = zdrv_log_take(api, log);
-    trd_status_t st = trd_driver_error(zdrv_status(r) == TRD_OK ? TRD_ERR_DEVICE : zdrv_status(r),
+    trd_status_t st = trd_drv_error(zdrv_status(r) == TRD_OK ? TRD_ERR_DEVICE : zdrv_status(r),
                                        "zeModuleDynamicLink failed: %s (0x%08x) linking the kernel with %u "
                                        "extern_libs module%s, link log: %.3000s",
                                        zdrv_result_name(r), (unsigned)r, m->nlibs, m->nlibs == 1 ? "" : "s",
@@ -371,7 +371,7 @@ static trd_status_t zdrv_check_args(struct zdrv_module *m, uint32_t nargs)
         m->slm_arg = 1;
         return TRD_OK;
     }
-    return trd_driver_error(TRD_ERR_FORMAT,
+    return trd_drv_error(TRD_ERR_FORMAT,
                             "the kernel takes %u arguments, but a Triton launch passes %u: its %u parameters, the "
                             "global and profile scratch pointers%s (is the signature right?)",
                             nargs, expected + (m->shared > 0 ? 1 : 0), m->num_params,
@@ -394,20 +394,20 @@ static trd_status_t zdrv_check_geometry(const struct zdrv_device *dev, const trd
 {
     const ze_device_compute_properties_t *c = &dev->info->compute;
     if (desc->num_ctas != 1)
-        return trd_driver_error(TRD_ERR_UNSUPPORTED, "num_ctas is %u: Intel GPUs run num_ctas 1 only", desc->num_ctas);
+        return trd_drv_error(TRD_ERR_UNSUPPORTED, "num_ctas is %u: Intel GPUs run num_ctas 1 only", desc->num_ctas);
     if (!zdrv_has_sub_group_size(c, desc->warp_size))
-        return trd_driver_error(TRD_ERR_UNSUPPORTED,
+        return trd_drv_error(TRD_ERR_UNSUPPORTED,
                                 "the kernel was compiled for %u threads per warp, not a sub-group size of levelzero:%u",
                                 desc->warp_size, dev->ordinal);
     uint64_t group = (uint64_t)desc->num_warps * desc->warp_size;
     if (group > c->maxGroupSizeX || group > c->maxTotalGroupSize)
-        return trd_driver_error(TRD_ERR_LIMIT,
+        return trd_drv_error(TRD_ERR_LIMIT,
                                 "num_warps %u x threads_per_warp %u = %llu work-items per group, more than "
                                 "levelzero:%u allows (%u in x, %u in all)",
                                 desc->num_warps, desc->warp_size, (unsigned long long)group, dev->ordinal,
                                 c->maxGroupSizeX, c->maxTotalGroupSize);
     if (desc->shared > c->maxSharedLocalMemory)
-        return trd_driver_error(TRD_ERR_LIMIT, "the kernel needs %u bytes of shared local memory; levelzero:%u has %u",
+        return trd_drv_error(TRD_ERR_LIMIT, "the kernel needs %u bytes of shared local memory; levelzero:%u has %u",
                                 desc->shared, dev->ordinal, c->maxSharedLocalMemory);
     return TRD_OK;
 }
@@ -453,14 +453,14 @@ trd_status_t zdrv_module_load(void *device, const trd_driver_module_desc_t *desc
     else if (desc->format == TRD_FORMAT_ZEBIN)
         format = ZE_MODULE_FORMAT_NATIVE;
     else
-        return trd_driver_error(TRD_ERR_UNSUPPORTED,
+        return trd_drv_error(TRD_ERR_UNSUPPORTED,
                                 "the levelzero driver loads SPIR-V and zebin images, not format %d", desc->format);
     trd_status_t st = zdrv_check_geometry(dev, desc);
     if (st != TRD_OK)
         return st;
     struct zdrv_module *m = calloc(1, sizeof *m);
     if (!m)
-        return trd_driver_error(TRD_ERR_NO_MEMORY, "out of memory");
+        return trd_drv_error(TRD_ERR_NO_MEMORY, "out of memory");
     for (int i = 0; i < ZDRV_KSLOTS; i++)
         pthread_mutex_init(&m->slots[i].lock, NULL);
     m->dev = dev;
@@ -475,7 +475,7 @@ trd_status_t zdrv_module_load(void *device, const trd_driver_module_desc_t *desc
     char *flags = NULL;
     uint32_t grf = 0;
     if (!m->entry) {
-        st = trd_driver_error(TRD_ERR_NO_MEMORY, "out of memory");
+        st = trd_drv_error(TRD_ERR_NO_MEMORY, "out of memory");
         goto fail;
     }
     if ((st = zdrv_build_flags(desc, &flags, &grf)) != TRD_OK)
@@ -498,7 +498,7 @@ trd_status_t zdrv_module_load(void *device, const trd_driver_module_desc_t *desc
         goto fail;
     }
     if (kp.requiredSubgroupSize && kp.requiredSubgroupSize != desc->warp_size) {
-        st = trd_driver_error(TRD_ERR_FORMAT,
+        st = trd_drv_error(TRD_ERR_FORMAT,
                               "the kernel requires sub-group size %u, but its metadata says %u threads per warp: the "
                               "group size would be wrong",
                               kp.requiredSubgroupSize, desc->warp_size);

@@ -10,7 +10,7 @@ trd_status_t zdrv_stream_new(struct zdrv_device *dev, ze_command_list_handle_t l
     const struct zdrv_api *api = dev->api;
     struct zdrv_stream *s = calloc(1, sizeof *s);
     if (!s)
-        return trd_driver_error(TRD_ERR_NO_MEMORY, "out of memory");
+        return trd_drv_error(TRD_ERR_NO_MEMORY, "out of memory");
     s->dev = dev;
     s->owned = owned;
     atomic_init(&s->shared, !owned);
@@ -103,7 +103,7 @@ void zdrv_device_drain(struct zdrv_device *dev, const char *why)
         trd_status_t st = zdrv_stream_wait(s);
         pthread_mutex_unlock(&s->lock);
         if (st != TRD_OK)
-            trd_driver_log(TRD_LOG_WARN, "levelzero:%u: a stream failed to synchronize %s", dev->ordinal, why);
+            trd_drv_log(TRD_LOG_WARN, "levelzero:%u: a stream failed to synchronize %s", dev->ordinal, why);
     }
     pthread_mutex_unlock(&dev->streams_lock);
 }
@@ -124,7 +124,7 @@ void zdrv_stream_free(struct zdrv_stream *s)
     /* The device must be done with the list and the scratch before they go. */
     pthread_mutex_lock(&s->lock);
     if (zdrv_stream_wait(s) != TRD_OK)
-        trd_driver_log(TRD_LOG_WARN, "levelzero: destroying a stream that failed to synchronize");
+        trd_drv_log(TRD_LOG_WARN, "levelzero: destroying a stream that failed to synchronize");
     pthread_mutex_unlock(&s->lock);
     if (s->scratch)
         api->zeMemFree(s->dev->ctx, s->scratch);
@@ -150,7 +150,7 @@ trd_status_t zdrv_stream_create(void *device, void **out)
 trd_status_t zdrv_stream_wrap(void *device, void *native, void **out)
 {
     if (!native)
-        return trd_driver_error(TRD_ERR_INVALID_ARGUMENT,
+        return trd_drv_error(TRD_ERR_INVALID_ARGUMENT,
                                 "wrapping a stream: the native handle (an immediate ze_command_list_handle_t) is NULL");
     struct zdrv_stream *s;
     trd_status_t st = zdrv_stream_new(device, (ze_command_list_handle_t)native, 0, &s);

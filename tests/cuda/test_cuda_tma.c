@@ -164,11 +164,12 @@ static void driver_open_cc(const char *name, int cc)
     trd_driver_entry_fn entry;
     *(void **)&entry = dlsym(cuda.mod, TRD_DRIVER_ENTRY_SYMBOL);
     ck_assert_ptr_nonnull(entry);
-    cuda.ops = entry();
+    cuda.ops = entry(TRD_DRIVER_ABI_VERSION);
     char note[256] = "";
     char *lib = (char *)double_lib(name);
     trd_driver_init_args_t a = {.struct_size = sizeof a, .abi_version = TRD_DRIVER_ABI_VERSION,
-                                .config_get = config_get, .config_ctx = lib, .note = note, .note_cap = sizeof note};
+                                .config_get = config_get, .config_ctx = lib, .note = note, .note_cap = sizeof note,
+                                .services = tu_driver_services(config_get)};
     TU_OK(cuda.ops->init(&a, &cuda.drv));
     TU_OK(cuda.ops->device_open(cuda.drv, 0, &cuda.dev));
     ck_assert_ptr_nonnull(cuda.ops->tensor_map_encode);

@@ -29,6 +29,9 @@
 #define TD_INIT_UNSUPPORTED 6
 #define TD_ZERO 7
 
+#ifndef TD_ABI
+#define TD_ABI 1
+#endif
 #ifndef TD_MODE
 #define TD_MODE TD_NORMAL
 #endif
@@ -301,7 +304,7 @@ static const trd_driver_ops_t ops = {
 #if TD_MODE == TD_BAD_ABI
     .abi_version = 99,
 #else
-    .abi_version = TRD_DRIVER_ABI_VERSION,
+    .abi_version = TD_ABI, /* 1: a version-1 module, linking libtrident for trd_driver_error (a newer core runs it) */
 #endif
 #if TD_MODE == TD_SMALL_TABLE
     .struct_size = 24,

@@ -1,4 +1,4 @@
-/* error.c: HIP errors as trident statuses, and messages that carry the HIP
+/* status.c: HIP errors as trident statuses, and messages that carry the HIP
  * error's name, number and text with what was being done. */
 #include <stdarg.h>
 #include <stdio.h>
@@ -83,12 +83,12 @@ trd_status_t hip_fail(const struct hip_api *api, hipError_t e, const char *fmt, 
     vsnprintf(what, sizeof what, fmt, ap);
     va_end(ap);
     hip_describe(api, e, why, sizeof why);
-    return trd_driver_error(hip_status(e), "%s: %s%s", what, why, fault_hint(e));
+    return trd_drv_error(hip_status(e), "%s: %s%s", what, why, fault_hint(e));
 }
 
 void hip_log_failure(const struct hip_device *dev, hipError_t e, const char *what)
 {
     char why[256];
     hip_describe(&dev->drv->api, e, why, sizeof why);
-    trd_driver_log(TRD_LOG_WARN, "hip: %s on %s failed: %s", what, dev->uri, why);
+    trd_drv_log(TRD_LOG_WARN, "hip: %s on %s failed: %s", what, dev->uri, why);
 }

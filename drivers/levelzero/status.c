@@ -1,4 +1,4 @@
-/* result.c: ze_result_t names, their trident status, and error messages that
+/* status.c: ze_result_t names, their trident status, and error messages that
  * carry both. */
 #include <stdarg.h>
 #include <stdio.h>
@@ -88,7 +88,7 @@ trd_status_t zdrv_fail(ze_result_t r, const char *call, const char *fmt, ...)
     if (st == TRD_OK) /* a "failure" reported with a success code is still one */
         st = TRD_ERR_DEVICE;
     /* a kernel's page fault loses the device: say what the usual cause is */
-    return trd_driver_error(st, "%s%s%s failed: %s (0x%08x)%s", what, *what ? ": " : "", call, zdrv_result_name(r),
+    return trd_drv_error(st, "%s%s%s failed: %s (0x%08x)%s", what, *what ? ": " : "", call, zdrv_result_name(r),
                             (unsigned)r,
                             r == ZE_RESULT_ERROR_DEVICE_LOST
                                 ? "; the device was lost, as when a kernel faults: " TRD_DRIVER_FAULT_HINT

@@ -1,0 +1,15 @@
+/* launch.c: the hot path. A real driver takes the scratch bytes with
+ * trd_launch_scratch (drivers/common/scratch.h), appends Triton's scratch
+ * pointers after l->params[l->num_params - 1], and calls its vendor's
+ * launch: no lock shared by all streams, no allocation once warm. The null
+ * device runs nothing: every launch fails, saying so. */
+#include "drivers/null/null.h"
+
+trd_status_t null_launch(void *module, void *stream, void *native, const trd_driver_launch_t *l)
+{
+    (void)stream;
+    (void)native;
+    const struct null_module *m = module;
+    return null_fail(NULL_ERROR_NO_KERNELS, "%s (grid %ux%ux%u) on null:%u", m->label, l->grid[0], l->grid[1],
+                     l->grid[2], m->dev->ordinal);
+}
