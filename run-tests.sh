@@ -87,7 +87,7 @@ mkdir -p "$ROOT/build-tsan"
 cd "$ROOT/build-tsan"
 [ -f Makefile ] || ../configure --enable-tsan PYTHON="$ROOT/.venv/bin/python3" >/dev/null
 make -j"$(nproc)" >/dev/null
-TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 ${TSAN_OPTIONS:-}" \
+TSAN_OPTIONS="halt_on_error=1 exitcode=66 second_deadlock_stack=1 suppressions=$ROOT/tests/tsan.supp ${TSAN_OPTIONS:-}" \
     make -j"$(nproc)" check TESTS="\$(UNIT_TESTS)" || check_failed .
 STAGE="done"
 echo "run-tests: all passed"
