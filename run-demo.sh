@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The main job: set up, build, list the devices and drivers, and run the
 # add_kernel example on the best device (a GPU when there is one, else the
 # host CPU), checking every output element against C.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # The whole test suite: set up and build, then the unit tests (C and Python;
 # GPU tests skip with a visible line without a GPU; make check runs check-layers),
 # the ABI check against the committed baselines (again in a build without
@@ -40,6 +41,8 @@ trap on_exit EXIT
 cd "$ROOT/build"
 stage "make check"
 make -j"$(nproc)" check || check_failed .
+stage "SPDX lines: make check-spdx"
+make check-spdx
 stage "make check-install (a DESTDIR install, moved, finds its driver modules)"
 make check-install
 stage "the wheel: scripts/test-wheel.sh (built, auditwheel-repaired and checked; the CPU Python suite over it in a fresh venv)"

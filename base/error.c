@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* error.c: one status type, and a thread-local message saying what failed. */
 #include <stdio.h>
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* error.h: the calling thread's message of the last failure, which trd_error_message() returns. Every layer sets
  * it through these; the drivers, outside libtrident, through trd_driver_error (trident/driver.h). */
 #ifndef TRD_BASE_ERROR_H

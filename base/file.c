@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* file.c: bounded reads of regular files, refusing FIFOs, devices and directories before reading a byte. */
 #include "base/file.h"
 

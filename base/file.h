@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* file.h: reading files whose paths come from users (kernels, metadata, configuration, caches, libraries), and
  * writing files atomically. No state: built into libtrident and every module that needs it (the driver modules,
  * libtrident_xla), so that all of them refuse the same inputs the same way:

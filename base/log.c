@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* log.c: silent unless asked (TRIDENT_LOG, [runtime] log_level, the API). */
 #include <pthread.h>
 #include <stdatomic.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* log.h: trident's logger: silent unless TRIDENT_LOG, [runtime] log_level or the API turn it on. */
 #ifndef TRD_BASE_LOG_H
 #define TRD_BASE_LOG_H

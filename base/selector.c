@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* selector.c: the device-selector grammar: a URI ("cuda:1"), a list index ("2"), "best", a driver or backend
  * name, or key=value terms joined by ',' ("arch=sm90,name=H200"), matched against the public device properties. */
 #include <ctype.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* selector.h: the device-selector grammar (trd_runtime_device_find's, [device "..."] sections'), over the public
  * device properties. */
 #ifndef TRD_BASE_SELECTOR_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sha256.h: SHA-256 (FIPS 180-4) for image hashes and cache keys. No state: the driver modules and libtrident_xla
  * link it too. */
 #ifndef TRD_BASE_SHA256_H

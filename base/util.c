@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* util.c: strings, files and small helpers. */
 #include "base/util.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* util.h: small helpers every part of trident uses. */
 #ifndef TRD_BASE_UTIL_H
 #define TRD_BASE_UTIL_H

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """bench_cpu: a Triton kernel on JAX's CPU platform three ways: through Triton's interpreter (trident.jax's
 path for a kernel without a host twin), through its host twin (native code, examples/host/), and jnp's own
 operation, each inside jax.jit on the same inputs.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_cuda: what the CUDA driver costs, measured against raw CUDA in the
  * same process and the same run (medians of many runs).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_graph: what a kernel costs inside a CUDA graph, by how the graph
  * holds it: the part of the command-buffer gap between XLA's own kernels and
  * an FFI custom call that belongs to how XLA records each.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_host: what the host driver costs, against plain C in the same process
  * and the same run (medians of many runs). No GPU needed.
  *

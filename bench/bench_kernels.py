@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """bench_kernels: real kernels through trident.jax, jax-triton (when
 importable) and XLA's own ops, in one process, on a GPU.
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bench_util.h: what the benchmark programs share: failing loudly on a trident or CUDA error, a monotonic clock,
  * medians and reading a file. Define BENCH_NAME (the program's name) before including it. */
 #ifndef TRD_BENCH_UTIL_H

@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """bench_xla: the cost of one kernel call inside jax.jit, on a GPU.
 
 A jitted chain of 256 calls of a tiny Triton add (one program of 1024

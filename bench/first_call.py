@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """first_call: where the seconds of a first jitted call go, in fresh processes.
 
 Each row is one process per repetition (FIRST_CALL_PROCESSES, default 3), the

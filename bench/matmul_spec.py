@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """matmul_spec: why the same Triton matmul runs 3.5x faster through
 trident.jax than through jax-triton. Compiles bench/suite_kernels.py's matmul (fp16,
 8192^3, BM 128 BN 256 BK 64, 8 warps, 3 stages) for sm90 through both

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The Triton kernels of the benchmark suite (bench_kernels.py) and of the
 matmul specialization check (matmul_spec.py, python/tests): one source each,
 called through trident.jax and through jax-triton alike (only the import

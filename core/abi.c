@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* abi.c: compile-time checks of the public ABI. A change that moves a field
  * or changes a size of a published struct breaks these before it ships;
  * structs grow only at their end (struct_size tells old callers apart). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* args.c: launch arguments checked against the kernel's signature, then
  * packed as the vendor APIs take them (an array of pointers to values). */
 #include <float.h>

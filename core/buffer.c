@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* buffer.c: device memory and copies, range-checked before the driver sees them. */
 #include <stdlib.h>
 

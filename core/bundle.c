@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* bundle.c: the trident kernel bundle, one kernel for several targets in one
  * file (docs/bundle.md). Every length and offset is checked before use. */
 #include <jansson.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* device.c: device properties, selection by URI / index / property, and the
  * driver's per-device state, opened once on first use. */
 #include <stdio.h>

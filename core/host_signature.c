@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* host_signature.c: the signature a host kernel image declares for its entry
  * (TRD_HOST_KERNEL_SIGNATURE in host_kernel.h: an ELF note), read without
  * loading the image, and checked against the kernel's, so that a native twin

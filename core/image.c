@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* image.c: kernel image formats, and which image suits which device. */
 #include <ctype.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* internal.h: what the parts of libtrident share and callers never see. */
 #ifndef TRD_CORE_INTERNAL_H
 #define TRD_CORE_INTERNAL_H

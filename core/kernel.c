@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* kernel.c: a kernel is an image per target plus a signature; it is loaded
  * per device on first use and launched without locks or allocation after. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* loader.c: finds driver modules, dlopens them, checks their entry, and
  * records for each what happened and why. A failing module never stops the
  * others. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* metadata.c: Triton's kernel metadata (<name>.json), read defensively. */
 #include <jansson.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* native.c: what a caller that launches prepared kernels needs on memory and streams it owns: set and copy native
  * pointers, encode tensor maps, ask whether a stream is being captured. Thin over the device's driver: the device
  * is opened once (then one atomic load), and none of these takes a lock or allocates. */

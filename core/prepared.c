@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* prepared.c: a kernel loaded for one device and launched from the caller's packed parameters (native pointers,
  * a native stream): what the XLA handlers do at every execution, and any C caller that packs its own. The
  * parameter sizes and the scratch each program needs are computed once, at trd_kernel_prepare; a launch checks

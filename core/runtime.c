@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* runtime.c: a runtime owns its configuration, its drivers and one list of
  * devices across them. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* scratch.c: the scratch a launch needs, computed once for every driver (the
  * drivers read it from trd_driver_launch_t instead of each multiplying its own). */
 #include "core/internal.h"

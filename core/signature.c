@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* signature.c: kernel argument signatures in Triton's notation, and the same
  * read from Triton IR (the .ttir beside a cache entry), since Triton's
  * metadata does not carry the signature. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* stream.c: streams and events, thin over the device's driver. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* triton_cache.c: a kernel straight from Triton's cache: <name>.json plus the
  * binaries beside it, and the signature read from <name>.ttir. */
 #include <dirent.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* version.c: what the loaded library is. */
 #include <stdlib.h>
 

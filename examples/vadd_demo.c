@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* vadd_demo: the C API end to end. Lists the devices, loads the add_kernel
  * bundle (sm90 cubin + PTX, gfx942 HSACO and a host shared object), runs it
  * on the best device that has an image for it (a GPU before the host) on

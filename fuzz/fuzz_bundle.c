@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_bundle: the kernel bundle reader on arbitrary bytes. */
 #include <stddef.h>
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_config: trident.ini through inih and the option tables. */
 #include <stddef.h>
 #include <stdint.h>

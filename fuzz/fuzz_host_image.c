@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_host_image: the check a host kernel image passes before dlopen, and
  * the signature it declares (TRD_HOST_KERNEL_SIGNATURE's note), read without
  * loading it. What the reader returns must be a signature that reads back the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_ini_file: whole trident.ini files through the file reader (trd_config_load_file), checking what was
  * parsed, not only that parsing survived:
  *  - a file and the same bytes as a string give the same entries and the same number of errors;

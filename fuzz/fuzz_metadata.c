@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_metadata: Triton's metadata JSON reader on arbitrary bytes. */
 #include <stddef.h>
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_options: option values of every type: the input is "backend\nname\nvalue". */
 #include <stddef.h>
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fuzz_signature: signatures in Triton's notation and in Triton IR. Whatever
  * parses must survive its canonical form: parse, print the canonical text,
  * parse that again, and the two parses must agree field by field (and the

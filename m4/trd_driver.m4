@@ -1,3 +1,4 @@
+dnl SPDX-License-Identifier: Apache-2.0
 dnl TRD_SWITCH(name, help): --enable-NAME=yes|no|auto (auto by default). Sets enable_NAME; the caller's
 dnl configure.m4 decides what "auto" finds.
 AC_DEFUN([TRD_SWITCH], [

@@ -1,3 +1,4 @@
+dnl SPDX-License-Identifier: Apache-2.0
 dnl AX_PTHREAD_SIMPLE: -pthread for compiling and linking (gcc and clang on Linux).
 AC_DEFUN([AX_PTHREAD_SIMPLE], [
   AC_MSG_CHECKING([whether $CC accepts -pthread])

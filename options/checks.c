@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* checks.c: validation and derivation helpers that several tables' rows use. */
 #include <ctype.h>
 #include <stdio.h>

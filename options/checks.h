@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* checks.h: row helpers shared by the option tables. */
 #ifndef TRD_OPTIONS_CHECKS_H
 #define TRD_OPTIONS_CHECKS_H

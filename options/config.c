@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* config.c: trident.ini files (parsed by inih), TRIDENT_* environment
  * variables and API values, each checked against the option tables and
  * remembered with where it came from. Later sources override earlier ones:

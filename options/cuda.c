@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cuda.c: Triton 3.9's CUDAOptions (triton/backends/nvidia/compiler.py), in
  * dataclass order, plus fields of earlier releases marked by since/until.
  * python/tests/test_triton_release.py compares the rows with the installed

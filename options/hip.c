@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* hip.c: Triton 3.9's HIPOptions (triton/backends/amd/compiler.py), in
  * dataclass order, plus the derived warp_size the launcher uses and fields of
  * earlier releases marked by since/until (compared with the installed Triton

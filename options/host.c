@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* host.c: the options the host CPU driver uses, and the runtime-wide and
  * per-driver settings of the configuration. */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* options.c: the options API over the tables: create per backend or device,
  * set and get by name, derive defaults from the target, serialize and hash. */
 #include <jansson.h>

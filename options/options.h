@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* options.h: what the layers above options/ use of it, beyond the public trd_options_* and trd_config_* API.
  * options/ knows devices only by their public properties. */
 #ifndef TRD_OPTIONS_OPTIONS_H

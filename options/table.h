@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* table.h: the declarative option tables. Everything trident knows about an
  * option lives in its row: type, default, derivation from the target,
  * validation, the stage where it takes effect, the Triton releases that have

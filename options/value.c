@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* value.c: option values: parse from text by the row's type, validate,
  * print canonically, and convert to JSON. */
 #include <ctype.h>

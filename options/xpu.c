@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* xpu.c: the Intel backend's XPUOptions (intel-xpu-backend-for-triton
  * v3.7.2, third_party/intel/backend/compiler.py), in dataclass order, plus
  * fields of earlier releases of that fork marked by since/until. */

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # build-wheel.sh: from a clean checkout, the one platform wheel of trident into dist/: the trident Python
 # package with, in trident/_native/, libtrident, libtrident_xla, every driver module (trident/drivers/, where
 # libtrident looks beside itself) and the trident CLI (bin/, run by the `trident` console script). auditwheel

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # check-dist.sh DISTDIR: the tarball's tree (make distcheck runs it on $(distdir)) holds no build leftovers
 # (python/build, *.egg-info, __pycache__, *.pyc, build trees, dist/, .device) and every source file the distributed
 # scripts name as $ROOT/<path>. Prints what is wrong and exits 1; one line and 0 when nothing is.

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # check-install.sh BUILDDIR: `make install DESTDIR=...` of that build, the installed tree then moved elsewhere:
 # libtrident finds its driver modules beside itself (<libdir>/trident/drivers, through dladdr), so the moved
 # CLI loads every installed module from the new place, and `trident drivers` names that directory; with the

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # check-layers.sh: the layers depend only downward.
 #
 #   scripts/check-layers.sh [--symbols] LAYER... [-- MODULE...]

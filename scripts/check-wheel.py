@@ -1,4 +1,5 @@
 #!/usr/bin/env python3
+# SPDX-License-Identifier: Apache-2.0
 """check-wheel.py WHEEL: the wheel scripts/build-wheel.sh made is what issue 19 asks for. Its tag is
 py3-none-manylinux_*; auditwheel's policy for that tag lists every library an ELF file in it NEEDs that the
 wheel does not hold itself; every such file's RUNPATH lies inside the wheel; it holds libtrident, libtrident_xla,

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # fuzz.sh [SECONDS]: builds the libFuzzer targets (clang, ASan+UBSan) in
 # build-fuzz/ and runs each for SECONDS (default 20), seeded with the test
 # fixtures; fails on the first crash, leak or hang found.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # gpu-check.sh: trident's whole GPU check in one run, on a machine with an
 # NVIDIA GPU, from a build tree made on a development machine and carried
 # over (.device/build, configured against the sources at /work/main, plus the

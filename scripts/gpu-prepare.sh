@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # gpu-prepare.sh: makes, on the development machine, everything scripts/gpu-check.sh needs on a GPU
 # machine that has no network and none of the build's libraries: a build tree configured against this
 # checkout at its own path (.device/build, test programs and benchmarks built, not run), the shared

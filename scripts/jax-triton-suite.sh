@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # jax-triton-suite.sh: jax-triton's own test suite run against trident.jax,
 # with only the imports changed. The suite is fetched, never committed: it is
 # exported into .peers/ (git-ignored), so that the prepared folder can travel

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # man-commands.sh TRIDENT: a help2man include file whose COMMANDS section holds each command's own --help
 # (the commands are those `trident --help` lists), so that trident(1) documents every command as the CLI does.
 set -eu

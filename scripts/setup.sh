@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # setup.sh: installs what trident needs on Debian 12 (as root, or with sudo),
 # makes a Python virtual environment with JAX and Triton, and builds trident in
 # build/. Idempotent: a second run only rebuilds what changed.

@@ -8,6 +8,7 @@
 set -euo pipefail
 check=0
 [ "${1:-}" = --check ] && { check=1; shift; }
+case ${1:-} in -*) echo "spdx.sh: unknown option '$1' (usage: spdx.sh [--check] [DIR])" >&2; exit 2 ;; esac
 cd "${1:-$(dirname "$0")/..}"
 ID="SPDX-License-Identifier: Apache-2.0"
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # test-wheel.sh: the wheel as a JAX user gets it. Builds it (scripts/build-wheel.sh, which also runs
 # auditwheel show and scripts/check-wheel.py), installs it into a fresh venv outside the tree with the jax,
 # jaxlib, Triton, numpy and pytest releases .venv has (from PyPI), and runs the Python suite on JAX's CPU

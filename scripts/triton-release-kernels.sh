@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # triton-release-kernels.sh: kernels compiled here (no GPU needed) by Triton releases other than the
 # one a GPU machine has, for python/tests/test_triton_release_gpu.py to run there: each release's
 # fixture kernels (add, scratch, scalars) for sm90 into .device/triton-<major.minor>/ (git ignores

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # triton-releases.sh: trident against each Triton release it supports other than the default
 # .venv's (the newest, under which make check runs the whole Python suite), each in a venv of its
 # own, .venv-triton-<major.minor>, made on first use (a second run reuses it):

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 # triton-venv.sh (sourced): triton_venv RELEASE prints the python of a venv with that Triton release
 # and JAX: .venv when it has that release, else .venv-triton-<major.minor>, made (or remade for
 # another patch release) on first use. Needs ROOT.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
 # wheel-gpu-check.sh [WHEEL]: on the GPU machine, with only the wheel carried (dist/trident_runtime-*.whl; no
 # build tree, no libraries beside it): pip install --target a fresh directory (--no-deps: the machine's own
 # jax, jaxlib and Triton serve), then from outside the checkout, with PYTHONPATH that directory and no

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/python.sh: the Python suite (python/tests) against this build's
 # libtrident. Skips (exit 77) with a visible line where JAX is not installed.
 # Arguments, if any, replace the suite (e.g. tests/test_triton_release.py).

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/test_abi_symbols.sh: libtrident exports exactly the symbols of its baseline (abi/libtrident.abi), each in
 # its version node, in every build: with jaxlib's FFI header or without, the list is the same. libtrident_xla,
 # where it is built, likewise against xla/libtrident_xla.abi.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_cli.c: the trident command line, run as a program, its output parsed
  * (JSON through jansson): devices, drivers, options (whose output is a valid
  * trident.ini), config check/show, run, info, bundle, exit codes, and bad

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_concurrency.c: many threads using one runtime at once, on the host
  * driver's add kernel (examples/host/add_kernel.c, and the host twin inside
  * the examples/add_kernel.trdb bundle). Built into every tree; the

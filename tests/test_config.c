@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_config.c: trident.ini through inih: precedence of files, environment
  * and API; FILE:LINE errors and warnings; strict mode; malformed files;
  * [device] sections on a simulated mixed host (test driver modules for sm90,

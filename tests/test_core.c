@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_core.c: the core's pure parts: versions and status, thread-local
  * errors, struct sizes, the optional driver ops, signatures (text and Triton
  * IR), Triton metadata, bundles (round trip and corruption), Triton cache

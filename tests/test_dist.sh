@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/test_dist.sh: scripts/check-dist.sh (make distcheck's hook) refuses a tarball tree with build leftovers
 # or without a file a script needs, and passes a clean one.
 set -u

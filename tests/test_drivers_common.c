@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_drivers_common.c: drivers/common, the mechanisms every driver module
  * shares: the vendor-library loader's rule (real dlopen of the vl_* libraries
  * this suite builds) and the checked arithmetic. */

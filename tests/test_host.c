@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_host.c: the host CPU driver runs real kernels (examples/host/,
  * native code in Triton's programming model) on random inputs; every output
  * element is checked against C. Grids from 1 to 10^5 programs, 2-D and 3-D

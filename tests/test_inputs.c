@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_inputs.c: input that arrives from the environment and the file system rather than through arguments — bad
  * TRIDENT_LOG values, FIFOs, devices, directories and oversized files wherever a path is read (configuration,
  * kernels, metadata, driver directories) — through the API and through the CLI as a separate process, so that a

@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/test_layers.sh: scripts/check-layers.sh catches what goes upward: a lower layer's object that references a
 # higher layer's symbol (or one no layer defines), a module that references what libtrident does not export, a
 # source that includes a higher layer's header; and passes the same layers when every reference goes down.

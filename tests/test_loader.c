@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_loader.c: driver discovery with real dlopen of test driver modules
  * built by the suite (tests/drivers/test_driver.c): broken modules are
  * refused with a reason, good ones keep working, duplicated physical devices

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_null_driver.c: drivers/null, the skeleton, through the core's real
  * loader: it loads as a driver-ABI-2 module (no libtrident linked), lists
  * one device, its memory round-trips, its streams and events work, and every

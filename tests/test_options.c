@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_options.c: the option tables against Triton 3.6's and 3.9's dataclasses
  * (field names, order and defaults dumped from installed triton 3.6.0 and
  * 3.9.0; python/tests/test_triton_release.py compares every tested release

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_prepared.c: prepared launches and native memory (TRIDENT_1.2), through the public API only. Host kernels
  * (examples/host) run from native pointers and packed parameters on random inputs, every output element checked;
  * parameter descriptions; scratch sizes, overflow-checked (a grid whose scratch bytes wrap 64 bits is refused, not

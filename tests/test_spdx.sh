@@ -1,4 +1,5 @@
 #!/bin/sh
+# SPDX-License-Identifier: Apache-2.0
 # tests/test_spdx.sh: scripts/spdx.sh puts the SPDX line first in each kind of source file's own comment
 # syntax (after a #! line), leaves data, documentation, LICENSE and binaries alone, changes nothing on a second
 # run, and --check lists what lacks the line (exit 1) and passes once nothing does.

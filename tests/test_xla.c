@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_xla.c: the XLA handlers (libtrident_xla) driven as XLA drives them, through
  * a stand-in for XLA's side of the FFI (the API table, call frames,
  * attributes, state) and trident's real runtime: host kernels on the CPU

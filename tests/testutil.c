@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* testutil.c: see testutil.h. */
 #include "tests/testutil.h"
 

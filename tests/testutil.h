@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* testutil.h: helpers the Check test programs share. */
 #ifndef TRD_TESTS_TESTUTIL_H
 #define TRD_TESTS_TESTUTIL_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cli.h: what the trident subcommands share. Exit codes: 0 success,
  * 1 failure (message on stderr), 2 usage error. */
 #ifndef TRD_TOOLS_CLI_H

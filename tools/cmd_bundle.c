@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_bundle.c: `trident bundle` packs the images of one kernel for several
  * targets (Triton cache entries, raw images) into one bundle file. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_info.c: `trident info` shows what a kernel input holds. */
 #include <getopt.h>
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_list.c: `trident devices` and `trident drivers`. Their --json keys are
  * those of Python's trident.devices() and trident.drivers(). */
 #include <getopt.h>

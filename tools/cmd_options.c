@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_options.c: `trident options` and `trident config`. */
 #include <getopt.h>
 #include <stdio.h>

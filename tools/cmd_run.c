@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cmd_run.c: `trident run` loads a kernel, launches it (warm-ups, then timed
  * launches), checks its outputs and reports; the parts are in run_*.c. */
 #include <stdio.h>

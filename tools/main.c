@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* main.c: the trident command line. */
 #include <ctype.h>
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* run.h: the parts of `trident run` (and the kernel types `trident info`
  * shares): what the command line asks (run_args.c), the buffers' contents
  * (run_fill.c, elements in types.c), references and checks (run_expr.c,

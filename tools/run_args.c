@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* run_args.c: what `trident run`'s command line asks, checked before
  * anything runs: options, grid, scalars in their types' ranges, buffer
  * specifications, checks, and the paths it will read and write. */

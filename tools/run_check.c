@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* run_check.c: `trident run --check`: an output compared element by element
  * with a reference (a file of the output's type, or an expression over the
  * arguments' initial values, stored in the output's type), within a tolerance relative to the expected

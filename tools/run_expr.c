@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* run_expr.c: the reference expressions of `trident run --check ARG==EXPR`:
  * element-wise arithmetic over the arguments' initial values, in double.
  *

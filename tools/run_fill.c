@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* run_fill.c: the initial contents of `trident run`'s buffers.
  *
  * Random fills come from xoshiro256** (Blackman and Vigna), its state seeded

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* run_report.c: what `trident run` prints (text, or one JSON object with
  * --json) and the --dump files. */
 #include <errno.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* run_time.c: `trident run`'s launches: warm-ups, then timed launches, each
  * between two events of its stream (the device's own clock), the stream
  * synchronized after each so that one launch's time is not another's. */

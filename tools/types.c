@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* types.c: kernel parameters and their element types, as the CLI reads and
  * writes them (little-endian, as every device trident runs on). */
 #include <math.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* attrs.c: decoding the custom call's attributes (sorted by name by XLA), and
  * XLA's element types. */
 #include <stdio.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* autotune.c: an autotuned XLA call (attribute version 2) chooses among its
  * candidates at its first execution on a device, on the call's own buffers.
  *

@@ -1,3 +1,4 @@
+dnl SPDX-License-Identifier: Apache-2.0
 dnl libtrident_xla, the XLA FFI handlers: --enable-xla=yes|no|auto (auto: built when jaxlib's FFI header,
 dnl xla/ffi/api/c_api.h, is found). libtrident itself is the same with or without it.
 AC_DEFUN([TRD_XLA], [

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ffi.c: XLA custom-call handlers (typed FFI, a stage bundle).
  *
  * INSTANTIATE (once per executable) decodes the attributes into a call state:

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ffi.h: what the XLA handler's files share. libtrident_xla is built over libtrident's public API only
  * (trident.h, and driver.h's error and log services), plus base/'s stateless sha256 and file I/O. */
 #ifndef TRD_XLA_FFI_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tma.c: tensor-map parameters of the XLA call (arg_kind 4).
  *
  * Triton passes a host tensor descriptor that it lowered to the TMA unit as a

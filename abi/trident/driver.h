@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * driver.h: the plugin ABI between libtrident and its driver modules.
  *

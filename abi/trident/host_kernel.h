@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * host_kernel.h: the ABI of kernels the host CPU driver runs.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /**
  * @file trident.h
  * @brief The public C API of libtrident: devices, kernels, launches, memory, options and configuration.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* arith.h: the checked size arithmetic every driver uses for scratch, grids
  * and copies. Each returns 1 and writes *out when the result fits in 64 bits,
  * else 0 and leaves *out alone, so an overflow is an error the caller names

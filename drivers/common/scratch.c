@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* scratch.c: trd_launch_scratch (scratch.h). */
 #include "drivers/common/scratch.h"
 #include "drivers/common/services.h"

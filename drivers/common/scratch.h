@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* scratch.h: the scratch bytes a launch needs, for every driver: the core's
  * figures (trd_driver_launch_t.global_scratch_bytes, computed once and
  * overflow-checked) where the launch struct is large enough to have them;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* services.c: the module's side of the core's services table (services.h).
  * One table per process: every libtrident hands the same functions, and a
  * later init's table replaces an earlier one's only with its equal. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* services.h: what a driver module calls of the core, through the services
  * table the core hands it at init (trident/driver.h, version 2): the module
  * links nothing of libtrident. trd_drv_bind, first in every driver's init,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* slot_map.c: trd_slot_map_find (slot_map.h): open addressing from the
  * handle's hash, so that a handle is usually found at its first probe. */
 #include "drivers/common/slot_map.h"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* slot_map.h: the native-stream slot map. A driver keeps per-stream state
  * (the scratch arena) for streams trident does not own, keyed by the
  * vendor's handle: a slot is claimed once, with a compare-and-swap, on the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* vendor_lib.c: the one vendor-library loader (vendor_lib.h gives the rule). */
 #include <dlfcn.h>
 #include <stdio.h>

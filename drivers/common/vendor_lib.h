@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* vendor_lib.h: finds a vendor's library (libcuda, libamdhip64,
  * libze_loader) and resolves the functions a driver calls, from one table.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cache.c: the on-disk cache of JIT results (PTX -> cubin), so that a fresh
  * process does not pay the PTX compilation again. Entries are written
  * atomically (a temporary file, then rename) in a private (0700) directory;

@@ -1,3 +1,4 @@
+dnl SPDX-License-Identifier: Apache-2.0
 dnl CUDA driver: needs only cuda.h to build; libcuda is dlopened at run time.
 AC_DEFUN([TRD_DRIVER_CUDA], [
   TRD_DRIVER_SWITCH([cuda], [NVIDIA CUDA])

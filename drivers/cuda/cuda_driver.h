@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cuda_driver.h: the CUDA driver's parts. */
 #ifndef TRD_DRIVER_CUDA_H
 #define TRD_DRIVER_CUDA_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* device.c: initialisation, devices and their properties, the primary
  * context (retained once per device). */
 #include <stdio.h>

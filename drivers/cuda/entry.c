@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* entry.c: the ops table and the module's exported entry. */
 #include "drivers/cuda/cuda_driver.h"
 

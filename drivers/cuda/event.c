@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* event.c: events: record, synchronize, elapsed time. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* launch.c: the hot path. One cuLaunchKernelEx with the attributes computed
  * at load; Triton's two scratch pointers from the caller or from an arena
  * that is reused, so a steady-state launch allocates nothing and takes no

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* loader.c: libcuda is dlopened at run time, so that one build runs on hosts
  * with and without NVIDIA GPUs: drivers/common's loader with CUDA's table. */
 #include <dlfcn.h>

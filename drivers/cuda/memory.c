@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* memory.c: device memory, copies and fills (stream NULL: synchronous). */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* module.c: loading a kernel for a device. cubins load directly; PTX is
  * compiled by the driver's JIT linker with the load-stage options (maxnreg,
  * debug, enable_fp_fusion, ptx_options), linked with extern_libs, and the

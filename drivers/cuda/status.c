@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* status.c: CUresult as trd_status_t, with CUDA's name and text of the
  * error and what a fault on the device means. */
 #include <stdarg.h>

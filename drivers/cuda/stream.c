@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* stream.c: streams, owned or wrapping the caller's CUstream, and whether one is being captured. */
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* symbols.h: the CUDA Driver API functions the driver uses. REQUIRED ones
  * must all resolve or the driver reports itself skipped; OPTIONAL ones may
  * be NULL and are checked before use. Each is taken through

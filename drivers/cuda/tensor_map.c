@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* tensor_map.c: tensor maps (CUtensorMap) for kernels that Triton lowered to
  * the TMA unit. The caller describes the tensor row-major in elements, as
  * Triton does; cuTensorMapEncodeTiled wants it innermost first, with strides

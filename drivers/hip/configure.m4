@@ -1,3 +1,4 @@
+dnl SPDX-License-Identifier: Apache-2.0
 dnl HIP driver: declares the small, version-stable subset of the HIP ABI it uses
 dnl (drivers/hip/hip_abi.h), so it builds everywhere; libamdhip64 is dlopened at run time.
 dnl The HIP test double is built against the real HIP headers where they exist.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* device.c: the HIP runtime's devices: init, their properties, and the
  * thread's current device around calls that bind to it. */
 #include <stdarg.h>

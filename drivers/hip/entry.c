@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* entry.c: the HIP driver's ops table, the module's one exported symbol. */
 #include "drivers/hip/hip.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* event.c: timing events: record, synchronize, elapsed time. */
 #include <stdlib.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* hip.h: the HIP driver's parts.
  *
  *   entry.c   the ops table

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* hip_abi.h: the small subset of the HIP C ABI this driver uses, declared
  * here so that the driver builds without ROCm headers and depends on no one
  * release's headers.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* launch.c: kernel launches, as Triton's HIP launcher makes them, and the
  * scratch arenas behind Triton's two trailing pointer parameters.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* loader.c: the HIP runtime library and its entry points (symbols.h),
  * through drivers/common's loader. */
 #include <dlfcn.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* memory.c: device allocations, copies and fills. Synchronous ones (stream
  * NULL) run on the device's default stream, hence with the device current;
  * the asynchronous ones are ordered on the stream, which carries its device. */

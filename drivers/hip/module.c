@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* module.c: HSACO code objects. An HSACO is final machine code: the options
  * that shape code (debug, extern_libs, waves_per_eu, ...) took effect when
  * Triton compiled it, and the launch values (num_warps, warp_size, num_ctas,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* status.c: HIP errors as trident statuses, and messages that carry the HIP
  * error's name, number and text with what was being done. */
 #include <stdarg.h>

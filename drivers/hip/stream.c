@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* stream.c: streams (trident's own, non-blocking, or a caller's wrapped). */
 #include <stdlib.h>
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* symbols.h: every HIP entry point the driver resolves, as an X-macro list:
  * REQUIRED(ret, name, params) must be exported by a library for the driver
  * to use it; OPTIONAL(ret, name, params) is NULL when absent, and the

@@ -1,3 +1,4 @@
+dnl SPDX-License-Identifier: Apache-2.0
 dnl The host CPU driver is built one way: into libtrident (the default), or with --enable-host-module as a driver
 dnl module (trident_host.so, found and loaded as the others are), never both: one copy in a process.
 AC_DEFUN([TRD_DRIVER_HOST], [

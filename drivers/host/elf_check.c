@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* elf_check.c: a host kernel image is checked before dlopen: a truncated or
  * damaged shared object would otherwise be mapped and crash the process
  * (SIGBUS) on first touch of a page past its end. libelf reads the headers;

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* entry.c: the host driver as a loadable module (libtrident also embeds it). */
 #include "drivers/host/host.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fault.c: catching the faults of host kernels (fault.h).
  *
  * Only a fault raised by an instruction (si_code > 0) on a thread inside a

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* fault.h: a host kernel that faults (SIGSEGV, SIGBUS, SIGFPE, SIGILL raised
  * by its own instructions) fails its launch instead of killing the process.
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* host.c: the host CPU driver. Kernels are native shared objects loaded from
  * memory; each program of the grid is one call (host_kernel.h). */
 #ifdef HAVE_CONFIG_H

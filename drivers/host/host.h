@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* host.h: the host CPU driver's parts. */
 #ifndef TRD_DRIVER_HOST_H
 #define TRD_DRIVER_HOST_H

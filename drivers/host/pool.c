@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pool.c: a device's worker threads run the programs of one launch at a
  * time, taking them in chunks from a shared counter. */
 #include <stdlib.h>

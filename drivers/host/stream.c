@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* stream.c: in-order queues: a ring of preallocated tasks run by one
  * executor thread per stream, so enqueueing allocates nothing.
  *

@@ -1,3 +1,4 @@
+dnl SPDX-License-Identifier: Apache-2.0
 dnl Level Zero driver: needs ze_api.h (Debian: libze-dev); libze_loader is dlopened at run time.
 AC_DEFUN([TRD_DRIVER_LEVELZERO], [
   TRD_DRIVER_SWITCH([levelzero], [Intel Level Zero])

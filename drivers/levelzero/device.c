@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* device.c: initialisation, device enumeration and properties, and the
  * per-device state (a context and a default stream). */
 #include <stdarg.h>

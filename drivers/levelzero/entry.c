@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* entry.c: the Level Zero driver's ops table and module entry. */
 #include "drivers/levelzero/levelzero.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* event.c: events for synchronisation and timing.
  *
  * Recording appends zeCommandListAppendWriteGlobalTimestamp, which writes the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* launch.c: the hot path.
  *
  * A Level Zero kernel handle carries its arguments: zeKernelSetArgumentValue

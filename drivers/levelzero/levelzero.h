@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* levelzero.h: the Level Zero driver's parts (Intel GPUs, Triton backend "xpu").
  *
  * The vendor library (libze_loader.so.1) is dlopened at init; every call goes

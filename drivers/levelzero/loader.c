@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* loader.c: the Level Zero loader library and the functions of symbols.h,
  * through drivers/common's loader. */
 #include <string.h>

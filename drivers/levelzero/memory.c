@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* memory.c: device memory, copies and fills. A NULL stream means a
  * synchronous operation: it goes through the device's default stream (so it
  * is ordered after launches made without a stream) and waits. */

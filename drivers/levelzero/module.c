@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* module.c: building a kernel image into a Level Zero module and kernel.
  *
  * Build flags start from the metadata's build_flags (Triton's Intel compiler

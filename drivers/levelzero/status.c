@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* status.c: ze_result_t names, their trident status, and error messages that
  * carry both. */
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* stream.c: a trident stream is an immediate command list on a compute
  * queue group (or a caller's immediate command list, wrapped). */
 #include <stdlib.h>

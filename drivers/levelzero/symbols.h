@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* symbols.h: the Level Zero functions the driver takes from the loader
  * library, as an X-macro list. REQUIRED ones must all resolve or the library
  * is refused; OPTIONAL ones may be missing (the feature is then off).

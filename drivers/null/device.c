@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* device.c: init (bind the core's services, open the vendor library, count
  * the devices), their properties, open and close. */
 #include <stdlib.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* entry.c: the ops table and the module's exported entry. A new driver
  * renames null_ and fills the optional ops it has (tensor_map_encode,
  * stream_capturing) after event_elapsed. */

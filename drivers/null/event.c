@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* event.c: events. Work on the null device completes at once, so an event
  * records when it was recorded (CLOCK_MONOTONIC); a real driver records its
  * vendor's event on the stream. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* launch.c: the hot path. A real driver takes the scratch bytes with
  * trd_launch_scratch (drivers/common/scratch.h), appends Triton's scratch
  * pointers after l->params[l->num_params - 1], and calls its vendor's

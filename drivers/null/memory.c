@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* memory.c: device memory and copies. The null device's memory is host
  * memory, so that buffers work; a real driver calls its vendor's allocator
  * and copies (stream NULL: synchronous; else queued on the stream). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* module.c: loading a kernel image. The null driver accepts any image (it
  * never runs one) and keeps only the kernel's label; a real driver hands
  * desc->image to its vendor's loader, copies what it keeps (the image lives

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* null.h: the skeleton driver's parts. drivers/null is the driver to copy
  * for a new vendor (README.md, "Adding a driver"): every file is the one a
  * real driver has, with the vendor's calls left out. It serves one fake

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* status.c: the vendor's error codes as trd_status_t and a message naming
  * the call, the code and what it means. Every driver keeps this in status.c. */
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* stream.c: streams. Work on a null stream runs at once, so a stream is only
  * a handle; a real driver creates, wraps (the caller's native stream) and
  * synchronizes its vendor's queue, and keeps a per-stream scratch arena. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* accumulate_kernel: every program adds its block's sum into out[0] and its
  * element count into count[0] with atomics, so the outputs must start at zero
  * (the zeroed_outputs case). x is int32 to keep the sum exact. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* add_kernel: out = x + y, BLOCK elements a program. The host twin of the
  * Triton kernel in examples/triton/add.py: same name, same parameters. */
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* gather_kernel: out[i] = x[idx[i]], BLOCK elements a program. An index
  * outside x (or a null x) makes it read memory it does not own: the host
  * driver's fault handling is tested with it. */

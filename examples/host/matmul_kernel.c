@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* matmul_kernel: c[M][N] = a[M][K] b[K][N], fp32 row-major, one 32 x 32 tile of c a program (pid x walks row
  * blocks, pid y column blocks). The host twin of bench/bench_cpu.py's Triton kernel (BM = BN = 32). */
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* noparams_kernel: a kernel without parameters (Triton's empty signature).
  * Having no memory to write, each program reports itself on stdout as
  * "noparams_kernel program X,Y,Z of GX,GY,GZ", one write(2) a line, so that

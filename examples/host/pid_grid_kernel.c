@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pid_grid_kernel: each program writes its program id and the grid size,
  * so that a test can check every program ran exactly once with the right ids.
  * out[6*p + 0..2] = pid x, y, z; out[6*p + 3..5] = num_programs x, y, z,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* scalars_kernel: one program writes back every scalar it receives, widened
  * to fp64, as its Triton twin (tests/fixtures/kernels.py) does; tests check
  * the argument packing of every Triton scalar type with it. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* scale_inplace_kernel: x *= alpha in place (the input/output aliasing case). */
 #include <stdint.h>
 

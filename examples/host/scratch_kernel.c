@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* scratch_kernel: uses its slice of global scratch as Triton kernels with
  * global_scratch_size > 0 do: out[p] = sum of x[p*4 .. p*4+3] staged
  * through scratch. Declares 16 bytes of scratch per program in its metadata. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* sum_diff_kernel: two outputs at once, BLOCK elements a program:
  * s = x + y, d = x - y. */
 #include <stdint.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* transpose_kernel: out[N][M] = in[M][N]^T over a 2-D grid of 32x32 tiles
  * (pid x walks columns, pid y rows), with a scale: out = alpha * in^T. */
 #include <stdint.h>

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Vector addition through trident.jax: jax-triton's add example, where only
 the import changes (`import trident.jax as jt`)."""
 import jax

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Causal flash attention (forward) through trident.jax, in the shape of
 jax-triton's fused attention example (the import changed): q, k, v and their
 strides as arguments, three outputs (the row sums L and maxima M of the

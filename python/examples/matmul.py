@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Matrix multiplication with a fused activation through trident.jax
 (jax-triton's matmul example, the import changed): grouped program order for
 L2 reuse, every size and stride a constexpr, the activation a @triton.jit

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Row-wise softmax through trident.jax (jax-triton's softmax example, the
 import changed): one program per row, the row in one block."""
 import jax

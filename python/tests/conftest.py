@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Shared fixtures of the Python suite: the build tree's host kernels and the Triton fixtures (combined into
 bundles that run on the host under CPU JAX and on CUDA GPUs alike), private Triton and trident caches, and the
 skip of GPU-only tests on CPU JAX; the `platform` fixture, which runs a test on JAX's CPU and GPU platforms

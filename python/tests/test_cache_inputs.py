@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The compiled-kernel and autotune caches against what a shared or damaged cache directory can hold: entries
 edited anywhere (not only in the images), FIFOs and links to /dev/zero where an entry should be, directories of
 another user or open to others, a failed final rename. And a bad TRIDENT_LOG in a fresh process."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The package and what it loads are one installation: trident's version is the package's, the jax module's and
 libtrident's; where the suite runs over an installed wheel (TRD_INSTALLED_IN, scripts/test-wheel.sh), the
 package, libtrident, libtrident_xla, the driver modules and the `trident` command all come from inside it."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """What triton_call compiles and passes, without running it: kernels compiled
 for sm90 and gfx942 with the installed Triton (no GPU needed), Triton's
 specialization, arguments of every kind, option routing and validation, the

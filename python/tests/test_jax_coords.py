@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """coords.plan / coords.zeroed: where outputs land, which inputs they alias,
 what is zeroed and what a call returns, in jax-triton's index forms and the
 ROCm fork's signature coordinates (no kernel is compiled)."""

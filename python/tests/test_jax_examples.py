@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """jax-triton's four examples (python/examples: add, matmul, softmax, fused
 attention), written against `import trident.jax as jt` and nothing else
 changed, checked against jnp on random inputs, on JAX's CPU platform (through

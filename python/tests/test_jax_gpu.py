@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """triton_call's GPU suite, in the style of jax-triton's own triton_call tests
 (upstream and the ROCm fork): several outputs, aliasing by coordinates,
 zeroing, autotune, heuristics, keywords, constexpr/None/tuple/callable

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """triton_call end to end on CPU: each Triton kernel here has a host twin
 (examples/host/*.c, built in the build tree) that trident's host driver runs,
 so outputs, aliases, zeroing, Refs, autotuning and hooks are checked on real

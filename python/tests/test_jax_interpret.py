@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Triton's interpreter behind JAX's CPU platform (trident.jax.interpret): what it adds to running the GPU suite's
 kernels there (test_jax_gpu.py, test_jax_examples.py, test_jax_tma.py run those on CPU too): faults in a kernel
 reported naming the kernel (accesses outside the call's buffers, stores into inputs, failed device asserts,

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """What trident.jax's speed rests on, checked without a GPU: the matmul of the benchmark suite (bench/suite_kernels.py),
 compiled for sm90 as trident.jax compiles it, keeps Triton's own specialization of its arguments (16-divisible
 pointers and integers) and so the TTGIR the 3.5x over jax-triton comes from (bench/NOTES.md, bench/matmul_spec.py):

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """triton_kernel_call_p on CPU: the primitive in jaxprs (its parameters, never removed by DCE), jax.grad and
 jax.vmap with jax-triton's errors, cost_estimate in the HLO, backend_options that must be hashable, compilation
 when lowering (for the platform lowered for, not JAX's default backend), eager calls reusing what JAX compiled,

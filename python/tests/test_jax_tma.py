@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Host tensor descriptors that Triton lowers to TMA (sm90): the tensor-map
 parameter (arg_kind 4) and the `tma` attribute that kernel_call emits for
 them, their checks and error messages, compiled for sm90 without a GPU (the

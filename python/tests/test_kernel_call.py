@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """trident.jax.kernel_call: kernels inside jax.jit through libtrident's XLA
 handlers. On CPU JAX the host driver runs the host twins of the kernels; on a
 CUDA GPU the same tests run the Triton sm90 images of the same bundles."""

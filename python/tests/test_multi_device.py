@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Several devices in one JAX program (issue 8): each device loads its own
 module and runs its shard. Without several GPUs: two host-driver devices under
 two XLA CPU devices, and (on a GPU machine) one GPU and the host in one program.

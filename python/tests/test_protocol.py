@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The call protocol has one description: trident.jax.protocol's numbers are xla/trident/xla.h's (the target,
 the state type, the attribute versions, the argument kinds, the tma record's fields), and what trident.jax sends
 is built from them: a record's values sit where the header says, a lowered call's kinds are the header's."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Kernel.signature: the empty signature of a kernel without parameters, pointers to pointers, and a signature
 given for a kernel that has its own."""
 from __future__ import annotations

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """trident against the installed Triton, whatever its release: CI runs this file under each release it
 supports (scripts/triton-releases.sh), so that a new release shows up here as a failing test, not as a
 user's bug report.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Kernels compiled by other Triton releases, run on this machine's GPU: scripts/triton-release-kernels.sh
 compiles the fixture kernels (add, scratch, scalars) for sm90 with Triton 3.7, 3.8 and 3.9 on a machine
 without a GPU into .device/triton-<release>/ (or TRIDENT_RELEASE_KERNELS=DIR[:DIR...]); here each runs

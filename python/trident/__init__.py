@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """trident: Python bindings of libtrident (pure Python over ctypes).
 
     import trident

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The `trident` command of a wheel: its console script runs the CLI bundled in trident/_native/bin, which finds
 libtrident beside it (its rpath) and the drivers beside libtrident."""
 from __future__ import annotations

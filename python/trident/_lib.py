@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """ctypes bindings of libtrident's C ABI (abi/trident/trident.h).
 
 Every struct here mirrors the C one field for field; each begins with its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* vl_lib.c: a stand-in vendor library for drivers/common's loader test, built
  * as vl_full (every symbol), vl_broken (lacks the required vl_launch) and
  * vl_noopt (the required ones only). The values tell which copy answered. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cudadouble.c: a test double of libcuda, for testing drivers/cuda's tensor
  * maps and the XLA handler's CUDA path without an NVIDIA GPU. The driver is
  * pointed at it through [driver.cuda] library.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* cudadouble.h: the state of the libcuda test double (cudadouble.c), which a
  * test reaches through the harness (tests/doubles/double.h): it dlopens the
  * library the driver was pointed at (the same object) and calls its

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_cuda.c: the CUDA driver on a real GPU, with real Triton 3.6 output
  * for sm90 (tests/fixtures/triton/cuda): vector add fp32 and fp16, a 2-D
  * kernel, softmax, a matmul with more than 48 KiB of shared memory, a kernel

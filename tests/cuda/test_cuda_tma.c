@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_cuda_tma.c: tensor maps (TMA) on the CUDA path without a GPU, against
  * cudadouble (a test double of libcuda that checks and records what it gets).
  *

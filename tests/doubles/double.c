@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* double.c: the harness of the vendor test doubles (double.h). */
 #include "tests/doubles/double.h"
 

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* double.h: the harness every vendor test double (cudadouble, hipdouble,
  * zetest_driver) shares, Vulkan-Loader style: the double keeps its state in
  * one struct whose first member is a struct trd_double; a test dlopens the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_double.c: the test doubles' harness (tests/doubles/double.h): the one
  * fault syntax, good specs parsed as meant and bad ones refused with a message
  * naming the entry and what was expected; call counting, the NTH rule, the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_driver.c: a driver module for the loader and runtime tests, built
  * several times with different TD_* macros (tests/Makefile.include):
  *

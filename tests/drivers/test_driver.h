@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_driver.h: what the test driver modules (test_driver.c) record for the
  * tests, which read it through the exported symbol td_record. */
 #ifndef TRD_TESTS_TEST_DRIVER_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* hip_decls.h: the HIP declarations the test double needs beyond what the
  * build's HIP headers give. With ROCm 5.x's hip_runtime_api.h (Debian 12's
  * libamdhip64-dev) most come from there; without headers, or with others,

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* hipdouble.c: a test double of libamdhip64, for testing drivers/hip without
  * an AMD GPU. The driver is pointed at it through [driver.hip] library.
  *

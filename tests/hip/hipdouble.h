@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* hipdouble.h: the state of the HIP test double (hipdouble.c), which a test
  * reaches through the harness (tests/doubles/double.h): it dlopens the library
  * the driver was pointed at (the same object) and calls its trd_double_state(). */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_hip.c: the HIP driver (drivers/hip) against hipdouble, a test double
  * of libamdhip64 the driver is pointed at through [driver.hip] library.
  *

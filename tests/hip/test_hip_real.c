@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_hip_real.c: the HIP driver with the HIP runtime of the machine (the
  * default library names), where no AMD GPU is: Debian's libamdhip64-5 here,
  * libamdhip64.so.5 beside CUDA on the GPU machine. The driver loads with 0

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_levelzero.c: the Level Zero driver module (drivers/levelzero) run
  * through the REAL Level Zero loader (libze_loader.so.1), which loads the
  * test driver library tests/levelzero/zetest_driver.so as its only driver

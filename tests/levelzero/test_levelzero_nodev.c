@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* test_levelzero_nodev.c: the Level Zero driver module against the real
  * Debian loader with no Level Zero driver installed (the state of every CI
  * machine without an Intel GPU): the module loads, serves 0 devices and says

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zetest.h: what the Level Zero test driver (zetest_driver.c) records, read
  * by the tests through the doubles harness (tests/doubles/double.h).
  *

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zetest_driver.c: a Level Zero driver library for the tests (zetest.h says
  * what it does and how it is configured).
  *

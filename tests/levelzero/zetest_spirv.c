@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zetest_spirv.c: a small reader of the SPIR-V instructions the test driver
  * needs (see the SPIR-V specification, section 2.3 "Physical Layout"). */
 #include <stdlib.h>

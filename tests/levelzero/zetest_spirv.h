@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* zetest_spirv.h: what the Level Zero test driver reads from a SPIR-V
  * module to act like a real build: its kernels (entry points) with their
  * parameters and required sub-group size, and its import/export linkage. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * xla.h: XLA custom-call handlers (typed FFI), exported by libtrident_xla: a library of its own over
  * libtrident's public API (link -ltrident_xla -ltrident), installed with this header only where configure

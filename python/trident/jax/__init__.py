@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """trident.jax: Triton kernels inside jax.jit, through libtrident's XLA
 custom-call handlers (C, typed FFI, command-buffer compatible).
 

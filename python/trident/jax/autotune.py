@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """triton.autotune and triton.heuristics kernels in triton_call.
 
 Heuristics run when the call is traced, on the call's arguments (arrays are

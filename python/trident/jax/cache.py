@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The on-disk caches of trident.jax: compiled kernels (one trident bundle per
 kernel and target, named by the sha256 of its source, specialization,
 options, target and the Triton and trident versions) and autotuning choices.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """kernel_call: one compiled kernel (for any number of targets) called from
 JAX. The call is a triton_kernel_call_p (primitive.py) whose lowering emits
 libtrident's XLA custom call through jax.ffi.ffi_call (`emit`, which

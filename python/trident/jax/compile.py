@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Compiling a @triton.jit or Gluon kernel for every target a JAX computation
 may run on, with the installed Triton, into one trident bundle.
 

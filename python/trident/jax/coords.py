@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Where a triton_call's outputs go, which inputs they alias and which are
 zeroed: jax-triton's index forms and the ROCm fork's signature coordinates.
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """JAX dtypes as Triton names them, and which arrays a pointer parameter of a
 given Triton element type takes (Triton IR is signless)."""
 from __future__ import annotations

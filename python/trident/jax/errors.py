@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The errors of a kernel call whose arguments do not fit the kernel, shared by kernel_call and its tensor maps."""
 from __future__ import annotations
 

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """A Python function as an XLA FFI handler on the CPU platform, through ctypes.
 
 jax.pure_callback and io_callback hand a callback NumPy copies of nothing

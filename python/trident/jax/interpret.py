@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Triton's interpreter behind JAX's CPU platform: a Triton kernel with no
 host twin runs unchanged, inside jax.jit or not, through Triton's own
 interpreter (triton.runtime.interpreter, what TRITON_INTERPRET=1 runs), from

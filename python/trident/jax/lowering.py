@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """What a triton_call becomes when it is lowered for a platform: its kernel
 compiled for that platform's targets (every variant an autotuner or
 heuristics make), the hooks' effects recorded, and the custom call emitted

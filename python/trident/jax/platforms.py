@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Compile targets: a Triton backend and architecture (sm90, gfx942) or the
 host, from a name, from a JAX device as trident sees it, or for the platform
 a computation is being lowered for.

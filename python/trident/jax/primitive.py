@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """triton_kernel_call_p: a kernel call as a JAX primitive (jax-triton's design).
 
 Its parameters are static: `call`, the call's description (a TritonCall from

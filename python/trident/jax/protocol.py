@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """The XLA protocol shared by every call: the custom-call target and state type, the attribute versions the
 handlers read, the argument kinds and the layout of a `tma` record (docs/xla.md), and the handlers'
 registration with JAX (once per process). The numbers are libtrident_xla's (xla/trident/xla.h); this module is

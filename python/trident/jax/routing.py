@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """One keyword namespace, as in Triton: a keyword of triton_call that names a
 kernel parameter goes to the kernel, one that names a field of the target
 backend's options class goes to the compiler, one that names both goes to

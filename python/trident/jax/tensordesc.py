@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Host-side tensor descriptors (jax-triton's TensorDescriptor): a JAX array
 with the shape, strides and block shape a kernel's tl.tensor_descriptor
 parameter takes.

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Tensor maps: a host TensorDescriptor for a parameter Triton lowered to TMA
 (type nvTmaDesc) becomes a tensor-map parameter (arg_kind 4) whose base array
 is an operand; the `tma` attribute carries what libtrident's handler needs to

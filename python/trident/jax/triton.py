@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """triton_call and @kernel: jax-triton's API (upstream 0.4 and the ROCm fork's
 0.5.1) over trident. A call binds triton_kernel_call_p (primitive.py) with
 the call's static description (lowering.TritonCall); the kernel is compiled

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Small helpers for writing and calling Triton kernels from JAX (jax-triton's
 `jax_triton.utils`): integer ceiling division, the next power of two, and the
 row-major strides of a shape, counted in elements."""

@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: Apache-2.0
 """Static values in a primitive's parameters: JAX caches what it compiled for
 an eager call by the parameters' hash and equality, so a call's static
 description must compare by value, and by type too (1, 1.0 and True are equal
