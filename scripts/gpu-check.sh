@@ -63,7 +63,8 @@ for s in $STEPS; do
     case $s in
     tests)
         for t in tests/cuda/test_cuda tests/cuda/test_cuda_tma tests/test_core tests/test_loader tests/test_host tests/test_options \
-                 tests/test_config tests/test_cli tests/test_xla tests/test_prepared tests/hip/test_hip tests/hip/test_hip_real; do
+                 tests/test_config tests/test_cli tests/test_xla tests/test_prepared tests/test_drivers_common \
+                 tests/test_null_driver tests/doubles/test_double tests/hip/test_hip tests/hip/test_hip_real; do
             [ -x "$BUILD/$t" ] || continue
             step "$t" "$(basename "$t").log" bash -c "cd '$BUILD' && ./$t"
         done ;;

@@ -3,9 +3,9 @@
 # wheel-gpu-check.sh [WHEEL]: on the GPU machine, with only the wheel carried (dist/trident_runtime-*.whl; no
 # build tree, no libraries beside it): pip install --target a fresh directory (--no-deps: the machine's own
 # jax, jaxlib and Triton serve), then from outside the checkout, with PYTHONPATH that directory and no
-# TRIDENT_* or LD_LIBRARY_PATH, the bundled CLI's `trident devices`, the Python GPU suite (test_install,
-# test_jax_gpu, test_jax_examples, test_jax_tma) and jax-triton's examples (python/examples). Logs in $OUT
-# (or .device/out-wheel).
+# TRIDENT_* or LD_LIBRARY_PATH, the bundled CLI's `trident devices`, the whole Python GPU suite, trident's
+# examples (python/examples) and, where prepared, jax-triton's own examples with only the import changed
+# (.peers/jax-triton-examples, git-ignored). Logs in $OUT (or .device/out-wheel).
 set -uo pipefail
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
 WHEEL=${1:-$(ls "$ROOT"/dist/trident_runtime-*.whl 2>/dev/null | head -1)}
@@ -35,10 +35,12 @@ step() { # name command...
 }
 step devices "$T/site/bin/trident" devices
 step drivers "$T/site/bin/trident" drivers
-step python-gpu python3 -m pytest -q -rs -p no:cacheprovider tests/test_install.py tests/test_jax_gpu.py \
-    tests/test_jax_examples.py tests/test_jax_tma.py
+step python-gpu python3 -m pytest -q -rs -p no:cacheprovider tests
 for ex in "$ROOT"/python/examples/*.py; do
     step "example-$(basename "$ex" .py)" python3 "$ex"
+done
+for ex in "$ROOT"/.peers/jax-triton-examples/*.py; do
+    [ -f "$ex" ] && step "jax-triton-example-$(basename "$ex" .py)" python3 "$ex"
 done
 echo "wheel-gpu-check: $fails step(s) failed; logs in $LOGS"
 [ $fails -eq 0 ]
