@@ -52,7 +52,7 @@ def test_compiles_for_sm90_and_gfx942_into_one_bundle(record):
     assert meta["sm90"]["num_stages"] == 3   # jax-triton's default
 
 
-def test_tracing_never_compiles_lowering_does(record, monkeypatch):
+def test_tracing_never_compiles_lowering_does(record, monkeypatch, fresh_cache):
     compiled = []
     real = triton.compile
     monkeypatch.setattr(triton, "compile", lambda src, **kw: compiled.append(src) or real(src, **kw))

@@ -18,7 +18,7 @@ import triton.language as tl
 import trident.jax as jt
 from trident.jax import compile as jt_compile
 
-from conftest import SRC  # noqa: E402
+from conftest import PACKAGE_ROOT, SRC  # noqa: E402
 
 sys.path.insert(0, str(SRC / "bench"))
 import matmul_spec  # noqa: E402
@@ -100,7 +100,7 @@ def test_lowering_never_imports_torch(tmp_path):
         print("ok")
     """)
     env = dict(os.environ, TORCH_MARK=str(mark), TRIDENT_JAX_CACHE="0",
-               PYTHONPATH=os.pathsep.join([str(tmp_path)] + [p for p in sys.path if p]))
+               PYTHONPATH=os.pathsep.join([str(tmp_path), PACKAGE_ROOT] + [p for p in sys.path if p]))
     script = tmp_path / "lower.py"     # (@triton.jit needs its source in a file)
     script.write_text(code)
     r = subprocess.run([sys.executable, str(script)], env=env, capture_output=True, text=True, timeout=300)
