@@ -237,8 +237,14 @@ static void start_driver(trd_runtime_t *rt, struct trd_driver *d, const trd_driv
     note[sizeof note - 1] = '\0';
     if (st != TRD_OK) {
         const char *msg = trd_error_message();
-        set_reason(d, st == TRD_ERR_UNSUPPORTED ? TRD_DRIVER_SKIPPED : TRD_DRIVER_FAILED, "%s",
-                   *msg ? msg : trd_status_name(st));
+        if (!*msg && st == TRD_ERR_VERSION) /* a module refusing the table cannot report through it */
+            set_reason(d, TRD_DRIVER_FAILED,
+                       "its init refused the core's services table (init args of %zu bytes, services table of %u "
+                       "bytes): the module needs a newer libtrident",
+                       sizeof args, (unsigned)services.struct_size);
+        else
+            set_reason(d, st == TRD_ERR_UNSUPPORTED ? TRD_DRIVER_SKIPPED : TRD_DRIVER_FAILED, "%s",
+                       *msg ? msg : trd_status_name(st));
         return;
     }
     d->ops = ops;
@@ -542,7 +548,7 @@ trd_status_t trd_runtime_load_drivers(trd_runtime_t *rt, const char *path_list, 
      * or the module beside libtrident (its build tree's, or the installed one) unless one was loaded */
     int have_host = 0;
     for (uint32_t i = 0; i < rt->ndrivers; i++)
-        have_host |= rt->drivers[i]->status == TRD_DRIVER_LOADED && strcmp(rt->drivers[i]->name, "host") == 0;
+        have_host |= strcmp(rt->drivers[i]->name, "host") == 0; /* loaded, or already reported as failed */
     if (trd_host_driver_ops) {
         struct trd_driver *host = driver_new(rt, "host", "(built-in)");
         if (!host || !push_driver(rt, host)) {

@@ -9,7 +9,7 @@ static uint64_t per_program(uint64_t size, uint64_t align)
         return 0;
     uint64_t a = align ? align : 1, up;
     if (__builtin_add_overflow(size, a - 1, &up))
-        return UINT64_MAX; /* past any grid's room: the launch's product overflows */
+        return UINT64_MAX; /* unreachable: metadata caps a size at 2^40 and an alignment at 4096 */
     return up / a * a;
 }
 

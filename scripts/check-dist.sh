@@ -22,5 +22,14 @@ while IFS= read -r p; do
     fi
 done < <(cat scripts/*.sh run-*.sh .ci/run tests/*.sh 2>/dev/null | grep -oE '\$ROOT/[A-Za-z0-9_./-]+' |
     sed 's|^\$ROOT/||; s|/$||' | sort -u)
+# from a git checkout (make distcheck in one): every tracked file but git's and CI's own is in the tarball, so
+# that a file a test reads (a bench script, a fixture) cannot be left out of EXTRA_DIST unnoticed
+src=${TRD_DIST_SRCDIR:-}
+if [ -n "$src" ] && git -C "$src" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    while IFS= read -r p; do
+        case $p in .ci/* | .gitignore | */.gitignore) continue ;; esac
+        [ -e "$p" ] || [ -L "$p" ] || { echo "check-dist: $p is tracked by git but not in the tarball (EXTRA_DIST)" >&2; fail=1; }
+    done < <(git -C "$src" ls-files)
+fi
 [ $fail -eq 0 ] && echo "check-dist: no build leftovers, every file the scripts need"
 exit $fail

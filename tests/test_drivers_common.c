@@ -203,6 +203,27 @@ END_TEST
 /* The native-stream slot map: a handle keeps its slot, NULL is a handle,
  * distinct handles get distinct slots, and when all are taken the next is
  * refused (-1) while the known ones are still found. */
+/* Both scratch areas in one block never overlap: profile after global at its alignment. */
+START_TEST(test_scratch_layout)
+{
+    uint64_t off = 7, total = 7;
+    ck_assert(trd_scratch_layout(1000, 24, 128, &off, &total));
+    ck_assert_uint_eq(off, 1024);
+    ck_assert_uint_eq(total, 1048);
+    ck_assert(trd_scratch_layout(1000, 0, 128, &off, &total)); /* no profile area: nothing aligned */
+    ck_assert_uint_eq(off, 1000);
+    ck_assert_uint_eq(total, 1000);
+    ck_assert(trd_scratch_layout(0, 64, 256, &off, &total));
+    ck_assert_uint_eq(off, 0);
+    ck_assert_uint_eq(total, 64);
+    off = total = 7;
+    ck_assert(!trd_scratch_layout(UINT64_MAX - 10, 1, 64, &off, &total)); /* the alignment overflows */
+    ck_assert(!trd_scratch_layout(UINT64_MAX - 10, 20, 1, &off, &total));  /* the sum overflows */
+    ck_assert_uint_eq(off, 7);
+    ck_assert_uint_eq(total, 7);
+}
+END_TEST
+
 START_TEST(test_slot_map)
 {
     static trd_slot_map_t m;
@@ -282,6 +303,7 @@ static Suite *suite(void)
     tcase_add_checked_fixture(t, bind_services, NULL);
     tcase_add_test(t, test_checked_arith);
     tcase_add_test(t, test_launch_scratch);
+    tcase_add_test(t, test_scratch_layout);
     tcase_add_test(t, test_slot_map);
     tcase_add_test(t, test_slot_map_race);
     suite_add_tcase(s, t);

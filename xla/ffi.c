@@ -21,6 +21,7 @@
  * XLA's stream once per stream, trd_device_tensor_map_encode for tensor maps,
  * trd_stream_capturing for graph captures. */
 #include <jansson.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -868,19 +869,29 @@ trd_stream_t *xla_slot_stream(struct xla_slot *s, void *native)
     for (int i = 0; i < XLA_STREAM_CACHE; i++) {
         void *cur = atomic_load_explicit(&s->streams[i].native, memory_order_acquire);
         if (cur == native) {
-            trd_stream_t *w = atomic_load_explicit(&s->streams[i].wrapped, memory_order_acquire);
+            /* claimed by another thread, which publishes its wrap or releases the slot when wrapping failed: wait
+             * for either (a wrap is a few calls), so that one native stream is never wrapped twice */
+            trd_stream_t *w;
+            while (!(w = atomic_load_explicit(&s->streams[i].wrapped, memory_order_acquire)) &&
+                   atomic_load_explicit(&s->streams[i].native, memory_order_acquire) == native)
+                sched_yield();
             if (w)
                 return w;
-            continue; /* being published by another thread */
+            cur = NULL;
         }
         if (cur)
             continue;
         void *expected = NULL;
-        if (!atomic_compare_exchange_strong(&s->streams[i].native, &expected, native))
+        if (!atomic_compare_exchange_strong(&s->streams[i].native, &expected, native)) {
+            if (expected == native)
+                i--; /* another thread claimed this slot for the same stream just now: wait on it */
             continue;
+        }
         trd_stream_t *w = NULL;
-        if (trd_stream_wrap(s->dev, native, &w) != TRD_OK)
+        if (trd_stream_wrap(s->dev, native, &w) != TRD_OK) {
+            atomic_store_explicit(&s->streams[i].native, NULL, memory_order_release); /* the slot is free again */
             return NULL;
+        }
         atomic_store_explicit(&s->streams[i].wrapped, w, memory_order_release);
         return w;
     }

@@ -32,3 +32,15 @@ trd_status_t trd_launch_scratch(const trd_driver_launch_t *l, const trd_scratch_
     need[1] = r[1];
     return TRD_OK;
 }
+
+int trd_scratch_layout(uint64_t global_bytes, uint64_t profile_bytes, uint64_t palign, uint64_t *profile_offset,
+                       uint64_t *total)
+{
+    uint64_t off = global_bytes, sum;
+    if ((profile_bytes && !trd_align_up_u64(global_bytes, palign ? palign : 1, &off)) ||
+        !trd_add_u64(off, profile_bytes, &sum))
+        return 0;
+    *profile_offset = off;
+    *total = sum;
+    return 1;
+}

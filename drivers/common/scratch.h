@@ -23,4 +23,10 @@ typedef struct trd_scratch_spec {
  * they do not fit in 64 bits (need untouched). */
 trd_status_t trd_launch_scratch(const trd_driver_launch_t *l, const trd_scratch_spec_t *s, uint64_t need[2]);
 
+/* One block for both scratch areas of a launch: global at offset 0, profile after it at palign
+ * (*profile_offset), *total bytes in all. 0 when that does not fit in 64 bits (outputs untouched).
+ * Two areas never share memory: a kernel with both would overwrite its own scratch. */
+int trd_scratch_layout(uint64_t global_bytes, uint64_t profile_bytes, uint64_t palign, uint64_t *profile_offset,
+                       uint64_t *total);
+
 #endif /* TRD_DRIVERS_COMMON_SCRATCH_H */

@@ -110,10 +110,18 @@ trd_status_t cuda_launch(void *module, void *stream, void *native, const trd_dri
         uint64_t need[2];
         if ((st = trd_launch_scratch(l, &sp, need)) != TRD_OK)
             return st;
-        if (m->gs_size && !gs && (st = scratch(m, cs, s, need[0], &gs)) != TRD_OK)
+        /* one block: global first, profile after it (never the same memory) */
+        uint64_t want_g = m->gs_size && !gs ? need[0] : 0, want_p = m->ps_size && !ps ? need[1] : 0, poff, total;
+        if (!trd_scratch_layout(want_g, want_p, m->ps_align, &poff, &total))
+            return trd_drv_error(TRD_ERR_LIMIT, "%s: %llu global + %llu profile bytes of scratch overflow 64 bits",
+                                 m->label, (unsigned long long)want_g, (unsigned long long)want_p);
+        CUdeviceptr base;
+        if ((st = scratch(m, cs, s, total, &base)) != TRD_OK)
             return st;
-        if (m->ps_size && !ps && (st = scratch(m, cs, s, need[1], &ps)) != TRD_OK)
-            return st;
+        if (want_g)
+            gs = base;
+        if (want_p)
+            ps = base + poff;
     }
     /* Triton 3.x kernels end with the global and profile scratch pointers */
     l->params[l->num_params] = &gs;

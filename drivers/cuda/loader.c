@@ -29,8 +29,10 @@ static void *cuda_resolve(void *dl, const trd_vlib_symbol_t *sym)
 }
 
 static const trd_vlib_symbol_t cuda_symbols[] = {
-#define CUDA_REQ(name) TRD_VLIB_REQUIRED(struct cuda_api, name, CUDA_STR(name))
-#define CUDA_OPT(name) TRD_VLIB_OPTIONAL(struct cuda_api, name, CUDA_STR(name))
+/* written out, not through TRD_VLIB_*: there `name` would reach #field already expanded by cuda.h
+ * (cuMemAlloc -> cuMemAlloc_v2), and cuGetProcAddress takes the API's name */
+#define CUDA_REQ(name) {#name, CUDA_STR(name), offsetof(struct cuda_api, name), 1},
+#define CUDA_OPT(name) {#name, CUDA_STR(name), offsetof(struct cuda_api, name), 0},
     CUDA_REQUIRED_SYMBOLS(CUDA_REQ)
     CUDA_OPTIONAL_SYMBOLS(CUDA_OPT)
 #undef CUDA_REQ

@@ -153,10 +153,10 @@ static trd_status_t hip_arena_scratch(struct hip_device *dev, struct hip_arena *
         align = m->gs_align;
     if (want_p && m->ps_align > align)
         align = m->ps_align;
-    uint64_t poff = gbytes, need;
+    uint64_t poff, need;
     /* need: profile after global at its alignment, and room to align the block's base */
-    if ((want_p && !trd_align_up_u64(gbytes, m->ps_align, &poff)) || !trd_add_u64(poff, pbytes, &need) ||
-        !trd_add_u64(need, align - 1, &need) || need > HIP_SCRATCH_MAX)
+    if (!trd_scratch_layout(gbytes, pbytes, m->ps_align, &poff, &need) || !trd_add_u64(need, align - 1, &need) ||
+        need > HIP_SCRATCH_MAX)
         return trd_drv_error(TRD_ERR_LIMIT,
                                 "grid %ux%ux%u x num_ctas %u needs more than %llu bytes of scratch on %s "
                                 "(%llu global, %llu profile bytes a program)",

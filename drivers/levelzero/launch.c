@@ -71,8 +71,7 @@ static trd_status_t zdrv_scratch_for(struct zdrv_module *m, struct zdrv_stream *
     uint64_t need_p = l->profile_scratch ? 0 : bytes[1];
     uint64_t palign = m->ps_align > 64 ? m->ps_align : 64;
     uint64_t off_p, need, cap; /* cap: what the arena is grown to */
-    if (!trd_align_up_u64(need_g, palign, &off_p) || !trd_add_u64(off_p, need_p, &need) ||
-        !trd_align_up_u64(need, 65536, &cap))
+    if (!trd_scratch_layout(need_g, need_p, palign, &off_p, &need) || !trd_align_up_u64(need, 65536, &cap))
         return trd_drv_error(TRD_ERR_LIMIT, "the scratch of a (%u, %u, %u) grid overflows 64 bits", l->grid[0],
                                 l->grid[1], l->grid[2]);
     if (need == 0)

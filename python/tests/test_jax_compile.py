@@ -374,5 +374,12 @@ def test_triton_function_counts_its_own_specializations(record, monkeypatch):
         assert len(misses) == 3 and len(jt.TritonFunction(fn)._kernel_cache) == 3
     again = triton.jit(add_kernel.fn)
     assert len(jt.TritonFunction(again)._kernel_cache) == 0
+    with pytest.raises(TypeError):
+        del jt.TritonFunction(fn)._kernel_cache[next(iter(jt.TritonFunction(fn)._kernel_cache))]   # read-only
+    jt.TritonFunction(fn).clear()
+    assert len(jt.TritonFunction(fn)._kernel_cache) == 0
+    with jt.targets(SM90):
+        lower(128)
+    assert len(misses) == 4
     assert {c.kernel.targets[0].metadata["name"] for c in jt.TritonFunction(fn)._kernel_cache.values()} == \
         {"add_kernel"}

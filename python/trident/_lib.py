@@ -210,6 +210,9 @@ def _candidates():
 
 
 def _xla_candidates(trident: Path):
+    # the order of _candidates: a wheel's own first (its libtrident_xla belongs to its libtrident), then the variable
+    if trident.parent == NATIVE:
+        yield NATIVE / "libtrident_xla.so.1"
     env = os.environ.get("TRIDENT_XLA_LIBRARY")
     if env:
         yield Path(env)

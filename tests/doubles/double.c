@@ -139,6 +139,9 @@ long trd_double_enter(struct trd_double *d, const char *call)
     }
     if (i < d->ncalls)
         d->calls[i].count++;
+    else /* uncounted, so "never called" would pass: a violation instead */
+        trd_double_violation_locked(d, "%s: more than %d entry points called: %s is not counted", d->name,
+                                    TRD_DOUBLE_MAX_CALLS, call);
     for (unsigned f = 0; f < d->nfaults; f++) {
         struct trd_double_fault *p = &d->faults[f];
         if (strcmp(p->call, call) == 0 && code == 0 && ++p->seen >= p->nth)

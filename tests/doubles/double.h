@@ -4,7 +4,7 @@
  * one struct whose first member is a struct trd_double; a test dlopens the
  * same library the driver loaded (the same object, so the same state) and
  * reaches it through the one exported getter TRD_DOUBLE_STATE_SYMBOL, and
- * puts everything back as loaded with TRD_DOUBLE_RESET_SYMBOL. The test sets
+ * empties its record (calls, faults, violations) with TRD_DOUBLE_RESET_SYMBOL. The test sets
  * configuration and faults in the struct in-process; no environment.
  *
  * Faults, one syntax for every double: a comma list of
@@ -72,7 +72,7 @@ int trd_double_faults_parse(const char *spec, struct trd_double_fault *out, unsi
 
 /* A state's common part as loaded: name, an empty record, the faults of TRD_DOUBLE_FAULTS (exits 1 on a bad one). */
 void trd_double_init(struct trd_double *d, const char *name, size_t struct_size);
-/* Back to trd_double_init's state; takes the lock. */
+/* An empty record: calls, faults (those of TRD_DOUBLE_FAULTS too) and violations; takes the lock. */
 void trd_double_clear(struct trd_double *d);
 /* Counts a call of `call`; returns the code a fault injects for it, or 0 (every vendor's success). */
 long trd_double_enter(struct trd_double *d, const char *call);

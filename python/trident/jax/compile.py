@@ -29,6 +29,7 @@ import re
 import shutil
 import sys
 import threading
+import types
 import weakref
 from dataclasses import dataclass
 from typing import Any, Callable, Generic, Hashable, Iterable, Optional, Sequence, TypeVar
@@ -690,12 +691,19 @@ class TritonFunction:
         return tf
 
     @property
-    def _kernel_cache(self) -> dict[str, Compiled]:
-        """This function's kernels still in the process-wide cache, by compile key."""
+    def _kernel_cache(self) -> "types.MappingProxyType[str, Compiled]":
+        """This function's kernels still in the process-wide cache, by compile key (read-only: a snapshot, so a
+        write would change nothing; clear() forgets them)."""
         with _function_lock:
             keys = list(self._keys)
         found = ((k, _compiled.get(k)) for k in keys)
-        return {k: c for k, c in found if c is not None}
+        return types.MappingProxyType({k: c for k, c in found if c is not None})
+
+    def clear(self) -> None:
+        """Forget this function's kernels: its next lowering of each specialization goes through
+        compile_ttir_inplace again (which serves it from trident's caches where they hold it)."""
+        with _function_lock:
+            self._keys.clear()
 
     def get_or_create_kernel(self, t: Target, spec: Specialization, options: dict[str, Any]) -> Compiled:
         key = spec_key(self.fn, t, spec, options)
