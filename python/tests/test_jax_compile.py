@@ -322,6 +322,41 @@ def test_autotune_configs_compile_once_each(record, fresh_cache, monkeypatch):
     assert [targets_of(k) for k in call.kernel] == [[("cubin", "cuda", "sm90"), ("ptx", "cuda", "sm90")]] * 2
 
 
+def test_autotune_configs_never_parse_side_by_side(record, fresh_cache, monkeypatch):
+    # CPython 3.11/3.12's AST constructor keeps its recursion depth per interpreter: two threads in ast.parse
+    # at once may raise "SystemError: AST constructor recursion depth mismatch" (CI saw it). The configs compile
+    # on threads; what parses (the first cache_key, make_ir) must take turns.
+    import ast
+    import threading
+    import time
+    inside, most, lock = [0], [0], threading.Lock()
+    real = ast.parse
+
+    def parse(*a, **kw):
+        with lock:
+            inside[0] += 1
+            most[0] = max(most[0], inside[0])
+        time.sleep(0.02)   # widens the window two unserialized parses would share
+        try:
+            return real(*a, **kw)
+        finally:
+            with lock:
+                inside[0] -= 1
+    monkeypatch.setattr(ast, "parse", parse)
+
+    @triton.jit
+    def scale(x_ptr, out_ptr, n, BLOCK: tl.constexpr):   # a new function: nothing of it is parsed yet
+        offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+        tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 3, mask=offs < n)
+    configs = [triton.Config({"BLOCK": b}, num_warps=w) for b in (64, 128, 256) for w in (1, 2)]
+    tuned = triton.autotune(configs, key=["n"])(scale)
+    monkeypatch.setattr(jt_lowering.os, "cpu_count", lambda: 4)   # threads even on a one-core machine
+    with jt.targets(SM90):
+        jt.triton_call(X, kernel=tuned, out_shape=X, grid=lambda m: (jt.cdiv(1024, m["BLOCK"]),), n=1024)
+    assert len(record[0].kernel) == len(configs)
+    assert most[0] == 1
+
+
 def test_target_parsing():
     assert jt.target("sm90") == jt.Target("cuda", 90, 32) == jt.target("cuda:sm90") == jt.target(90)
     assert jt.target("gfx942") == jt.Target("hip", "gfx942", 64)

@@ -40,6 +40,7 @@ from typing import Any, Optional, Sequence
 import triton
 
 from .. import Kernel
+from . import compile as _c
 
 
 class AutotuneError(RuntimeError):
@@ -141,7 +142,7 @@ class Candidate:
 def choice_key(fn: Any, candidates: Sequence[Candidate], call_key: Sequence[Any]) -> str:
     """The name of an autotuned call's choice: the kernel's name and a digest of its source, the call (the
     autotuner's key values, shapes, dtypes) and the candidates. The handler adds the device's arch."""
-    parts = [fn.cache_key, repr(list(call_key))] + [
+    parts = [_c.source_key(fn), repr(list(call_key))] + [
         f"{c.label}|{sorted(c.variant.kwargs.items())!r}|{c.grid!r}" for c in candidates]
     digest = hashlib.sha256("\0".join(parts).encode()).hexdigest()[:40]
     return f"{re.sub(r'[^A-Za-z0-9_.-]', '_', fn.__name__)[:60].lstrip('.')}-{digest}"

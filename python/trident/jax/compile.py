@@ -450,11 +450,38 @@ def signature_text(leaves: Sequence[Leaf]) -> str:
 
 # ---------------------------------------------------------------- compiling
 
+# Triton's front end parses Python source (ast.parse) when it first hashes a function and in every make_ir.
+# CPython 3.11 and 3.12 keep the AST constructor's recursion depth per interpreter, not per thread, so two
+# threads parsing at once may fail with "SystemError: AST constructor recursion depth mismatch" (CPython
+# gh-106905; seen in CI compiling an autotuner's configs side by side). What parses holds this lock; the
+# backend passes and ptxas, where compilation spends its time, still run side by side.
+_front_end = threading.RLock()
+
+
+def source_key(fn: Any) -> str:
+    """fn.cache_key (a digest of fn's source and of what it calls), made under the front end's lock: Triton
+    parses the sources the first time it is asked."""
+    with _front_end:
+        return fn.cache_key
+
+
+def _serial(src_cls: Any) -> Any:
+    """src_cls (ASTSource, GluonASTSource) whose make_ir, the step that parses the source, holds _front_end."""
+    def make_ir(self: Any, *args: Any, **kwargs: Any) -> Any:
+        with _front_end:
+            return src_cls.make_ir(self, *args, **kwargs)
+    return type(src_cls.__name__, (src_cls,), {"make_ir": make_ir, "__doc__": _serial.__doc__})
+
+
+_SerialASTSource = _serial(triton.compiler.ASTSource)
+_SerialGluonASTSource = _serial(GluonASTSource) if GluonASTSource is not None else None
+
+
 def _canonical(v: Any) -> Any:
     """A stable, hashable description of a constexpr or option value."""
     from triton.runtime.jit import JITCallable
     if isinstance(v, JITCallable):
-        return ("jit", v.cache_key)
+        return ("jit", source_key(v))
     if isinstance(v, tl.constexpr):
         return ("constexpr", _canonical(v.value))
     if isinstance(v, (tuple, list)):
@@ -493,7 +520,7 @@ def compile_key(fn: Any, t: Target, signature: dict, constexprs: dict, attrs: di
         env = []
     opts = {k: v for k, v in options.items() if k != "extern_libs"}
     parts = [
-        "trident-jax-1", TRITON_VERSION, trident_version(), fn.cache_key, "gluon" if is_gluon(fn) else "triton",
+        "trident-jax-1", TRITON_VERSION, trident_version(), source_key(fn), "gluon" if is_gluon(fn) else "triton",
         repr(_canonical(signature)), repr(sorted((k, _canonical(v)) for k, v in constexprs.items())),
         repr(sorted((k, _canonical(v)) for k, v in attrs.items())),
         repr(sorted((k, _canonical(v)) for k, v in opts.items())),
@@ -629,7 +656,7 @@ def compile_for(fn: Any, t: Target, spec: Specialization, options: dict[str, Any
             return _compiled.put(key, Compiled(k, k.targets[0].metadata, key))
         except Exception:
             pass  # a damaged entry: compile again
-    src_cls = GluonASTSource if is_gluon(fn) else triton.compiler.ASTSource
+    src_cls = _SerialGluonASTSource if is_gluon(fn) else _SerialASTSource
     src = src_cls(fn, signature, constexprs, attrs)
     _triton_key()
     with compiling_for(t), LANGUAGE.shared():
