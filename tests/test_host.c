@@ -10,6 +10,7 @@
 #endif
 
 #include <errno.h>
+#include <link.h>
 #include <math.h>
 #include <pthread.h>
 #include <sys/mman.h>
@@ -720,6 +721,33 @@ static int dir_is_empty(const char *dir)
     return system(cmd) == 0;
 }
 
+static int count_memfd_objects(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void)size;
+    unsigned *counts = arg;
+    if (strncmp(info->dlpi_name, "/proc/self/fd/", 14) != 0)
+        return 0;
+    char target[256];
+    ssize_t n = readlink(info->dlpi_name, target, sizeof target - 1);
+    target[n > 0 ? n : 0] = '\0';
+    counts[0]++;
+    if (strncmp(target, "/memfd:trident-host-kernel", 26) == 0)
+        counts[1]++;
+    return 0;
+}
+
+/* Every loaded object named /proc/self/fd/N still names its own memory file: N stays open while the object
+ * is loaded. A tool that reads loaded objects by name (TSan's symbolizer did, in test_concurrency) otherwise
+ * gets whatever file N is now, such as another thread's empty memory file, and faults (SIGBUS). */
+static void memfd_names_hold(unsigned loaded)
+{
+    unsigned counts[2] = {0, 0};
+    dl_iterate_phdr(count_memfd_objects, counts);
+    ck_assert_msg(counts[0] == loaded, "%u objects named /proc/self/fd/N are loaded, expected %u", counts[0], loaded);
+    ck_assert_msg(counts[1] == counts[0], "%u of the %u objects named /proc/self/fd/N name another file",
+                  counts[0] - counts[1], counts[0]);
+}
+
 /* Host kernels load from an anonymous memory file where the kernel has
  * memfd_create (no directory involved); else from a file in TMPDIR (or
  * /tmp), removed once loaded; a directory that cannot take the file is named
@@ -736,13 +764,19 @@ START_TEST(kernel_files)
     k = host_kernel(kernel, sig, NULL);
     add_once(k);
     ck_assert_msg(memfd_calls == 1, "memfd_create was called %u times", memfd_calls);
-    /* a second kernel while the first is loaded: its memory file gets the number the first one's had, and so
-     * the same /proc/self/fd path, which dlopen must not take for the first kernel */
+    memfd_names_hold(1);
+    /* a descriptor opened now must not take the first kernel's number; a second kernel is its own object */
+    int other = memfd_create("not-a-kernel", MFD_CLOEXEC);
+    ck_assert_int_ge(other, 0);
     trd_kernel_t *k2 = host_kernel("pid_grid_kernel", "out:*i32,hits:*i32", NULL);
     TU_OK(trd_kernel_load(k2, host, NULL));
+    memfd_names_hold(2);
     trd_kernel_destroy(k2);
+    close(other);
     add_once(k);
+    memfd_names_hold(1);
     trd_kernel_destroy(k);
+    memfd_names_hold(0);
 #else
     tu_skip("kernel_files: the memfd_create path", "this build has no memfd_create");
 #endif

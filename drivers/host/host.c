@@ -178,10 +178,15 @@ static void *open_written(int fd, const char *path, const void *image, uint64_t 
 
 /* dlopen()s an in-memory shared object: through an anonymous memory file
  * where the kernel has memfd_create, else through a file in kernel_dir()
- * that is removed once loaded. */
+ * that is removed once loaded. *keep_fd: the memory file's descriptor, which
+ * the caller closes after dlclose (else -1): the object is named
+ * /proc/self/fd/N, and tools that read a loaded object by its name (a
+ * sanitizer's symbolizer, a debugger, a profiler) would read another thread's
+ * half-written kernel if N were closed and reused while the object is loaded. */
 static void *open_image(const void *image, uint64_t size, const char *label, char *err, size_t errcap,
-                        trd_status_t *st)
+                        trd_status_t *st, int *keep_fd)
 {
+    *keep_fd = -1;
     char memfd_why[128] = "";
 #if HAVE_MEMFD_CREATE
     int mfd = memfd_create("trident-host-kernel", MFD_CLOEXEC);
@@ -198,7 +203,10 @@ static void *open_image(const void *image, uint64_t size, const char *label, cha
     }
     if (mfd >= 0) {
         void *dl = open_written(mfd, mpath, image, size, label, err, errcap, st);
-        close(mfd);
+        if (dl)
+            *keep_fd = mfd;
+        else
+            close(mfd);
         return dl;
     }
     snprintf(memfd_why, sizeof memfd_why, " (memfd_create failed: %s)", strerror(errno));
@@ -251,22 +259,24 @@ static trd_status_t host_module_load(void *device, const trd_driver_module_desc_
     if (!host_image_check(d->image, d->image_size, err, sizeof err))
         return trd_driver_error(TRD_ERR_FORMAT, "the host image of %s does not load: %s", d->label, err);
     trd_status_t st = TRD_OK;
-    void *dl = open_image(d->image, d->image_size, d->label, err, sizeof err, &st);
+    int fd;
+    void *dl = open_image(d->image, d->image_size, d->label, err, sizeof err, &st, &fd);
     if (!dl)
         return trd_driver_error(st, "%s", err);
     trd_host_kernel_fn *fn;
     *(void **)&fn = dlsym(dl, d->entry);
-    if (!fn) {
-        dlclose(dl);
-        return trd_driver_error(TRD_ERR_NOT_FOUND, "the host image of %s exports no function '%s'", d->label, d->entry);
-    }
-    struct host_module *m = calloc(1, sizeof *m);
+    struct host_module *m = fn ? calloc(1, sizeof *m) : NULL;
     if (!m) {
         dlclose(dl);
-        return trd_driver_error(TRD_ERR_NO_MEMORY, "out of memory");
+        if (fd >= 0)
+            close(fd);
+        return fn ? trd_driver_error(TRD_ERR_NO_MEMORY, "out of memory")
+                  : trd_driver_error(TRD_ERR_NOT_FOUND, "the host image of %s exports no function '%s'", d->label,
+                                     d->entry);
     }
     m->dev = device;
     m->dl = dl;
+    m->fd = fd;
     m->fn = fn;
     atomic_init(&m->refs, 1);
     snprintf(m->label, sizeof m->label, "%s", d->label);
@@ -297,6 +307,8 @@ void host_module_release(struct host_module *m)
     if (atomic_fetch_sub_explicit(&m->refs, 1, memory_order_acq_rel) != 1)
         return;
     dlclose(m->dl);
+    if (m->fd >= 0)
+        close(m->fd);
     free(m);
 }
 

@@ -80,6 +80,7 @@ struct host_device {
 struct host_module {
     struct host_device *dev;
     void *dl;
+    int fd;                 /* the memory file dl was loaded from (its name is /proc/self/fd/<fd>), or -1 */
     trd_host_kernel_fn *fn;
     atomic_uint refs;
     uint32_t num_params;
