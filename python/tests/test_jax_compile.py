@@ -323,7 +323,7 @@ def test_autotune_configs_compile_once_each(record, fresh_cache, monkeypatch):
 
 
 def test_autotune_configs_never_parse_side_by_side(record, fresh_cache, monkeypatch):
-    # CPython 3.11/3.12's AST constructor keeps its recursion depth per interpreter: two threads in ast.parse
+    # CPython 3.11's AST constructor keeps its recursion depth in state threads share: two threads in ast.parse
     # at once may raise "SystemError: AST constructor recursion depth mismatch" (CI saw it). The configs compile
     # on threads; what parses (the first cache_key, make_ir) must take turns.
     import ast

@@ -451,7 +451,7 @@ def signature_text(leaves: Sequence[Leaf]) -> str:
 # ---------------------------------------------------------------- compiling
 
 # Triton's front end parses Python source (ast.parse) when it first hashes a function and in every make_ir.
-# CPython 3.11 and 3.12 keep the AST constructor's recursion depth per interpreter, not per thread, so two
+# CPython before 3.13 keeps the AST constructor's recursion depth in state its threads share; on 3.11 two
 # threads parsing at once may fail with "SystemError: AST constructor recursion depth mismatch" (CPython
 # gh-106905; seen in CI compiling an autotuner's configs side by side). What parses holds this lock; the
 # backend passes and ptxas, where compilation spends its time, still run side by side.
