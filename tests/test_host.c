@@ -14,6 +14,7 @@
 #include <math.h>
 #include <pthread.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <signal.h>
@@ -748,6 +749,31 @@ static void memfd_names_hold(unsigned loaded)
                   counts[0] - counts[1], counts[0]);
 }
 
+/* Near the descriptor limit the driver keeps no descriptor: the kernel loads and runs, its memory file closed. */
+static void memfd_not_kept_near_the_limit(void)
+{
+    struct rlimit saved, tight;
+    ck_assert_int_eq(getrlimit(RLIMIT_NOFILE, &saved), 0);
+    int lowest = dup(0);
+    ck_assert_int_ge(lowest, 0);
+    close(lowest);
+    tight = saved;
+    tight.rlim_cur = (rlim_t)lowest + 100; /* the next descriptors lie within the driver's reserve of 256 */
+    if (saved.rlim_cur != RLIM_INFINITY && tight.rlim_cur >= saved.rlim_cur) {
+        tu_skip("kernel_files: a memory file near the descriptor limit", "the limit is already that low");
+        return;
+    }
+    ck_assert_msg(setrlimit(RLIMIT_NOFILE, &tight) == 0, "setrlimit: %s", strerror(errno));
+    trd_kernel_t *k = host_kernel("add_kernel", "x:*fp32,y:*fp32,out:*fp32,n:i32", NULL);
+    add_once(k);
+    unsigned counts[2] = {0, 0};
+    dl_iterate_phdr(count_memfd_objects, counts);
+    ck_assert_int_eq(setrlimit(RLIMIT_NOFILE, &saved), 0);
+    ck_assert_msg(counts[0] == 1 && counts[1] == 0, "%u loaded, %u with their memory file kept (expected 1, 0)",
+                  counts[0], counts[1]);
+    trd_kernel_destroy(k);
+}
+
 /* Host kernels load from an anonymous memory file where the kernel has
  * memfd_create (no directory involved); else from a file in TMPDIR (or
  * /tmp), removed once loaded; a directory that cannot take the file is named
@@ -777,6 +803,7 @@ START_TEST(kernel_files)
     memfd_names_hold(1);
     trd_kernel_destroy(k);
     memfd_names_hold(0);
+    memfd_not_kept_near_the_limit();
 #else
     tu_skip("kernel_files: the memfd_create path", "this build has no memfd_create");
 #endif

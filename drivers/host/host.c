@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/statvfs.h>
 #include <sys/utsname.h>
 #include <unistd.h>
@@ -176,13 +177,27 @@ static void *open_written(int fd, const char *path, const void *image, uint64_t 
     return dl;
 }
 
+/* Descriptors left to the program: a memory file numbered within this many of the descriptor limit is closed
+ * once loaded instead of kept (its object's name may then come to name another file), so loaded kernels never
+ * take a program's last descriptors. */
+#define KEEP_RESERVE 256
+
+static int may_keep(int fd)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return 0;
+    return rl.rlim_cur == RLIM_INFINITY || (rlim_t)fd + KEEP_RESERVE < rl.rlim_cur;
+}
+
 /* dlopen()s an in-memory shared object: through an anonymous memory file
  * where the kernel has memfd_create, else through a file in kernel_dir()
  * that is removed once loaded. *keep_fd: the memory file's descriptor, which
  * the caller closes after dlclose (else -1): the object is named
  * /proc/self/fd/N, and tools that read a loaded object by its name (a
  * sanitizer's symbolizer, a debugger, a profiler) would read another thread's
- * half-written kernel if N were closed and reused while the object is loaded. */
+ * half-written kernel if N were closed and reused while the object is loaded
+ * (kept unless may_keep says the program needs the descriptor more). */
 static void *open_image(const void *image, uint64_t size, const char *label, char *err, size_t errcap,
                         trd_status_t *st, int *keep_fd)
 {
@@ -203,7 +218,7 @@ static void *open_image(const void *image, uint64_t size, const char *label, cha
     }
     if (mfd >= 0) {
         void *dl = open_written(mfd, mpath, image, size, label, err, errcap, st);
-        if (dl)
+        if (dl && may_keep(mfd))
             *keep_fd = mfd;
         else
             close(mfd);
