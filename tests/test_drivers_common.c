@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* test_drivers_common.c: drivers/common, the mechanisms every driver module
  * shares: the vendor-library loader's rule (real dlopen of the vl_* libraries
- * this suite builds) and the checked arithmetic. */
+ * this suite builds), the checked arithmetic, the native-stream slot map and
+ * the per-stream scratch arenas. */
 #include <dlfcn.h>
 #include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
 
 #include <trident/driver.h>
 
@@ -171,59 +174,337 @@ START_TEST(test_checked_arith)
 }
 END_TEST
 
-/* The core's figures where the launch struct has them; from an older core's
- * (smaller) struct, the same rule computed here, overflow-checked. */
-START_TEST(test_launch_scratch)
+/* ------------------------------------------------------------ scratch */
+
+/* A vendor's device memory for the arenas: host memory, every live block
+ * registered, so that a test can tell whether a pointer a launch got is
+ * still allocated (a block freed while a launch holds it is the mistake the
+ * lifetime policy exists to prevent). */
+#define FAKE_BLOCKS 256
+static struct {
+    pthread_mutex_t lock;
+    unsigned allocs, frees, fail_next;
+    uint64_t live[FAKE_BLOCKS][2]; /* addr, size; 0: free entry */
+} fake = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static trd_status_t fake_alloc(void *ctx, uint64_t size, void **addr)
 {
-    const trd_scratch_spec_t sp = {2, {100, 8}, {64, 0}};
+    ck_assert_ptr_eq(ctx, &fake);
+    pthread_mutex_lock(&fake.lock);
+    if (fake.fail_next) {
+        fake.fail_next = 0;
+        pthread_mutex_unlock(&fake.lock);
+        return trd_drv_error(TRD_ERR_NO_MEMORY, "fake: out of device memory for %llu bytes",
+                             (unsigned long long)size);
+    }
+    void *p = aligned_alloc(TRD_SCRATCH_BASE_ALIGN, (size_t)size);
+    ck_assert_ptr_nonnull(p);
+    int slot = -1;
+    for (int i = 0; i < FAKE_BLOCKS && slot < 0; i++)
+        if (!fake.live[i][0])
+            slot = i;
+    ck_assert_int_ge(slot, 0);
+    fake.live[slot][0] = (uint64_t)(uintptr_t)p;
+    fake.live[slot][1] = size;
+    fake.allocs++;
+    pthread_mutex_unlock(&fake.lock);
+    *addr = p;
+    return TRD_OK;
+}
+
+static void fake_free(void *ctx, void *ptr)
+{
+    ck_assert_ptr_eq(ctx, &fake);
+    uint64_t addr = (uint64_t)(uintptr_t)ptr;
+    pthread_mutex_lock(&fake.lock);
+    int found = 0;
+    for (int i = 0; i < FAKE_BLOCKS; i++)
+        if (fake.live[i][0] == addr) {
+            fake.live[i][0] = 0;
+            found = 1;
+        }
+    fake.frees++;
+    pthread_mutex_unlock(&fake.lock);
+    ck_assert_msg(found, "freed 0x%llx, which is not a live block", (unsigned long long)addr);
+    free((void *)(uintptr_t)addr);
+}
+
+/* Whether [p, p + n) lies in one live block. */
+static int fake_holds(uint64_t p, uint64_t n)
+{
+    pthread_mutex_lock(&fake.lock);
+    int in = 0;
+    for (int i = 0; i < FAKE_BLOCKS && !in; i++)
+        in = fake.live[i][0] && p >= fake.live[i][0] && p + n <= fake.live[i][0] + fake.live[i][1];
+    pthread_mutex_unlock(&fake.lock);
+    return in;
+}
+
+static unsigned fake_live(void)
+{
+    pthread_mutex_lock(&fake.lock);
+    unsigned n = fake.allocs - fake.frees;
+    pthread_mutex_unlock(&fake.lock);
+    return n;
+}
+
+static const trd_scratch_mem_t fake_mem = {fake_alloc, fake_free, &fake};
+
+static trd_driver_launch_t scratch_launch(uint64_t gbytes, uint64_t pbytes)
+{
     trd_driver_launch_t l = {.struct_size = sizeof l, .grid = {3, 2, 1}};
-    l.global_scratch_bytes = 12345;
-    l.profile_scratch_bytes = 77;
-    uint64_t need[2] = {1, 1};
-    TU_OK(trd_launch_scratch(&l, &sp, need));
-    ck_assert(need[0] == 12345 && need[1] == 77);
-    l.struct_size = (uint32_t)offsetof(trd_driver_launch_t, global_scratch_bytes); /* a version-1 core */
-    TU_OK(trd_launch_scratch(&l, &sp, need));
-    ck_assert_uint_eq(need[0], 6 * 2 * 128); /* 6 programs x 2 CTAs x 100 rounded up to 64 */
-    ck_assert_uint_eq(need[1], 6 * 2 * 8);
-    const trd_scratch_spec_t huge = {1, {(uint64_t)1 << 40, 0}, {1, 1}};
-    l.grid[0] = 1u << 30;
-    l.grid[1] = 1u << 4;
-    need[0] = need[1] = 5;
-    TU_FAILS(trd_launch_scratch(&l, &huge, need), TRD_ERR_LIMIT,
-             "grid 1073741824x16x1 x 1 CTAs x 1099511627776 global + 0 profile bytes of scratch a program is more "
-             "than 2^64 bytes");
-    ck_assert(need[0] == 5 && need[1] == 5);
-    const trd_scratch_spec_t unaligned = {1, {UINT64_MAX - 2, 0}, {64, 1}};
-    l.grid[0] = l.grid[1] = 1;
-    TU_FAILS(trd_launch_scratch(&l, &unaligned, need), TRD_ERR_LIMIT, "more than 2^64 bytes");
+    l.global_scratch_bytes = gbytes;
+    l.profile_scratch_bytes = pbytes;
+    return l;
+}
+
+/* The caller's pointers are used as given and the arena is not touched; a
+ * pointer the kernel has no use for is passed as 0. */
+START_TEST(test_scratch_callers)
+{
+    const trd_scratch_spec_t both = {{100, 8}, {64, 8}, "kernel 'k' on test:0"};
+    const trd_scratch_spec_t global_only = {{100, 0}, {64, 1}, "kernel 'k' on test:0"};
+    trd_driver_launch_t l = scratch_launch(6 * 128, 6 * 8);
+    l.global_scratch = (void *)(uintptr_t)0x10000;
+    l.profile_scratch = (void *)(uintptr_t)0x20000;
+    uint64_t ptr[2] = {1, 1};
+    trd_arena_t *held = (trd_arena_t *)&l;
+    ck_assert(!trd_scratch_wanted(&both, &l));
+    TU_OK(trd_scratch_get(NULL, &both, &l, ptr, &held));
+    ck_assert(ptr[0] == 0x10000 && ptr[1] == 0x20000 && held == NULL);
+    TU_OK(trd_scratch_get(NULL, &global_only, &l, ptr, &held));
+    ck_assert(ptr[0] == 0x10000 && ptr[1] == 0);
+    l.global_scratch = NULL;
+    ck_assert(trd_scratch_wanted(&global_only, &l));
+    /* no arena for the stream: the way out is named, outputs untouched */
+    ptr[0] = ptr[1] = 7;
+    TU_FAILS(trd_scratch_get(NULL, &global_only, &l, ptr, &held), TRD_ERR_LIMIT,
+             "kernel 'k' on test:0: trident already keeps scratch for 64 streams it does not own: pass "
+             "trd_launch_t.global_scratch");
+    ck_assert(ptr[0] == 7 && ptr[1] == 7);
+}
+END_TEST
+
+/* Global at the base, aligned to both alignments (past what the allocator
+ * gives, too), profile after it at its alignment, never overlapping; blocks
+ * are multiples of 64 KiB. */
+START_TEST(test_scratch_layout)
+{
+    trd_arena_t a;
+    trd_arena_init(&a, &fake_mem);
+    unsigned allocs = fake.allocs;
+    const trd_scratch_spec_t sp = {{1000, 24}, {8, 128}, "k"};
+    trd_driver_launch_t l = scratch_launch(1000, 24);
+    uint64_t ptr[2];
+    trd_arena_t *held;
+    TU_OK(trd_scratch_get(&a, &sp, &l, ptr, &held));
+    ck_assert_ptr_eq(held, &a);
+    ck_assert_uint_eq(ptr[1] - ptr[0], 1024);
+    ck_assert_uint_eq(ptr[1] % 128, 0);
+    ck_assert(fake_holds(ptr[0], 1000) && fake_holds(ptr[1], 24));
+    ck_assert_uint_eq(atomic_load(&a.current)->size % TRD_SCRATCH_GRAIN, 0);
+    trd_arena_release(held);
+    ck_assert_uint_eq(atomic_load(&a.users), 0);
+    /* a 4096-byte alignment, more than allocators promise: the base is aligned inside the block */
+    const trd_scratch_spec_t big_align = {{70000, 0}, {4096, 1}, "k"};
+    trd_driver_launch_t l2 = scratch_launch(70000, 0);
+    TU_OK(trd_scratch_get(&a, &big_align, &l2, ptr, &held));
+    trd_arena_release(held);
+    ck_assert_uint_eq(ptr[0] % 4096, 0);
+    ck_assert_uint_eq(ptr[1], 0);
+    ck_assert(fake_holds(ptr[0], 70000));
+    ck_assert_uint_eq(fake.allocs, allocs + 2);
+    trd_arena_fini(&a);
+    ck_assert_uint_eq(fake_live(), 0);
+}
+END_TEST
+
+/* Reused while it fits; replaced (at least twice as large) when not, the
+ * old block kept until a synchronize, then freed; after a failed
+ * synchronize kept for the next. */
+START_TEST(test_arena_lifetime)
+{
+    trd_arena_t a;
+    trd_arena_init(&a, &fake_mem);
+    unsigned allocs = fake.allocs;
+    const trd_scratch_spec_t sp = {{128, 0}, {1, 1}, "k"};
+    trd_driver_launch_t small = scratch_launch(50000, 0), large = scratch_launch(100000, 0);
+    uint64_t p0[2], p1[2], p2[2];
+    trd_arena_t *held;
+    TU_OK(trd_scratch_get(&a, &sp, &small, p0, &held));
+    trd_arena_release(held);
+    TU_OK(trd_scratch_get(&a, &sp, &small, p1, &held));
+    trd_arena_release(held);
+    ck_assert_uint_eq(p0[0], p1[0]);
+    ck_assert_uint_eq(fake.allocs, allocs + 1);
+    ck_assert_ptr_null(trd_arena_reclaim_begin(&a)); /* nothing retired yet */
+    uint64_t first = atomic_load(&a.current)->size;
+    TU_OK(trd_scratch_get(&a, &sp, &large, p2, &held));
+    trd_arena_release(held);
+    ck_assert_uint_eq(fake.allocs, allocs + 2);
+    ck_assert_uint_ge(atomic_load(&a.current)->size, 2 * first);
+    ck_assert(fake_holds(p0[0], 50000)); /* retired, not freed: queued kernels may use it */
+    trd_scratch_block_t *r = trd_arena_reclaim_begin(&a);
+    ck_assert_ptr_nonnull(r);
+    trd_arena_reclaim_end(&a, r, 0); /* the synchronize failed: kept */
+    ck_assert(fake_holds(p0[0], 50000));
+    r = trd_arena_reclaim_begin(&a);
+    ck_assert_ptr_nonnull(r);
+    trd_arena_reclaim_end(&a, r, 1);
+    ck_assert(!fake_holds(p0[0], 1));
+    ck_assert(fake_holds(p2[0], 100000));
+    ck_assert_uint_eq(fake_live(), 1);
+    trd_arena_fini(&a);
+    ck_assert_uint_eq(fake_live(), 0);
+}
+END_TEST
+
+/* A launch between trd_scratch_get and trd_arena_release may hold a block
+ * that another launch retires: a synchronize meanwhile frees nothing. */
+START_TEST(test_arena_held_block_waits)
+{
+    trd_arena_t a;
+    trd_arena_init(&a, &fake_mem);
+    const trd_scratch_spec_t sp = {{1, 0}, {1, 1}, "k"};
+    trd_driver_launch_t small = scratch_launch(1000, 0), large = scratch_launch(1000000, 0);
+    uint64_t p0[2], p1[2];
+    trd_arena_t *h0, *h1;
+    TU_OK(trd_scratch_get(&a, &sp, &small, p0, &h0)); /* held: its kernel not yet queued */
+    TU_OK(trd_scratch_get(&a, &sp, &large, p1, &h1)); /* retires p0's block */
+    trd_arena_release(h1);
+    ck_assert_ptr_null(trd_arena_reclaim_begin(&a));
+    ck_assert(fake_holds(p0[0], 1000));
+    trd_arena_release(h0);
+    trd_scratch_block_t *r = trd_arena_reclaim_begin(&a);
+    ck_assert_ptr_nonnull(r);
+    trd_arena_reclaim_end(&a, r, 1);
+    ck_assert(!fake_holds(p0[0], 1));
+    trd_arena_fini(&a);
+    ck_assert_uint_eq(fake_live(), 0);
+}
+END_TEST
+
+/* Sizes past the arena's limit or past 64 bits, a core without the byte
+ * counts and a failed allocation are errors naming the figures; nothing is
+ * allocated or held, outputs are untouched. */
+START_TEST(test_arena_limits)
+{
+    trd_arena_t a;
+    trd_arena_init(&a, &fake_mem);
+    unsigned allocs = fake.allocs;
+    const trd_scratch_spec_t sp = {{8, 8}, {1, 64}, "kernel 'k' on test:0"};
+    uint64_t ptr[2] = {7, 7};
+    trd_arena_t *held = NULL;
+    trd_driver_launch_t l = scratch_launch(TRD_SCRATCH_MAX, 1);
+    TU_FAILS(trd_scratch_get(&a, &sp, &l, ptr, &held), TRD_ERR_LIMIT,
+             "kernel 'k' on test:0: grid 3x2x1 needs 17592186044416 global + 1 profile bytes of scratch, more than "
+             "the 17592186044416 bytes");
+    l = scratch_launch(UINT64_MAX - 10, 20); /* profile's offset and the sum overflow */
+    TU_FAILS(trd_scratch_get(&a, &sp, &l, ptr, &held), TRD_ERR_LIMIT, "more than the");
+    l = scratch_launch(UINT64_MAX - 10, 0);
+    TU_FAILS(trd_scratch_get(&a, &sp, &l, ptr, &held), TRD_ERR_LIMIT, "more than the");
+    l = scratch_launch(64, 64);
+    l.struct_size = (uint32_t)offsetof(trd_driver_launch_t, global_scratch_bytes); /* a version-1 core's */
+    TU_FAILS(trd_scratch_get(&a, &sp, &l, ptr, &held), TRD_ERR_VERSION, "has no scratch byte counts");
+    l = scratch_launch(64, 64);
+    fake.fail_next = 1;
+    TU_FAILS(trd_scratch_get(&a, &sp, &l, ptr, &held), TRD_ERR_NO_MEMORY, "fake: out of device memory");
+    ck_assert(ptr[0] == 7 && ptr[1] == 7 && held == NULL);
+    ck_assert_uint_eq(fake.allocs, allocs);
+    ck_assert_uint_eq(atomic_load(&a.users), 0);
+    ck_assert_ptr_null(atomic_load(&a.current));
+    TU_OK(trd_scratch_get(&a, &sp, &l, ptr, &held)); /* the next one allocates */
+    trd_arena_release(held);
+    trd_arena_fini(&a);
+    ck_assert_uint_eq(fake_live(), 0);
+}
+END_TEST
+
+/* Foreign streams: an arena per handle (NULL too), claimed by a launch, only
+ * looked up by a synchronize; all of them freed with the set. */
+START_TEST(test_arena_set)
+{
+    static trd_arena_set_t set;
+    trd_arena_set_init(&set, &fake_mem);
+    static char h[2];
+    ck_assert_ptr_null(trd_arena_set_lookup(&set, &h[0]));
+    trd_arena_t *a0 = trd_arena_set_find(&set, &h[0]);
+    trd_arena_t *an = trd_arena_set_find(&set, NULL);
+    ck_assert(a0 && an && a0 != an);
+    ck_assert_ptr_eq(trd_arena_set_lookup(&set, &h[0]), a0);
+    ck_assert_ptr_eq(trd_arena_set_lookup(&set, NULL), an);
+    ck_assert_ptr_null(trd_arena_set_lookup(&set, &h[1]));
+    const trd_scratch_spec_t sp = {{8, 0}, {1, 1}, "k"};
+    trd_driver_launch_t l = scratch_launch(4096, 0);
+    uint64_t p[2];
+    trd_arena_t *held;
+    TU_OK(trd_scratch_get(a0, &sp, &l, p, &held));
+    trd_arena_release(held);
+    TU_OK(trd_scratch_get(an, &sp, &l, p, &held));
+    trd_arena_release(held);
+    ck_assert_uint_eq(fake_live(), 2);
+    trd_arena_set_fini(&set);
+    ck_assert_uint_eq(fake_live(), 0);
+}
+END_TEST
+
+/* Launching threads grow one arena while another synchronizes and reclaims:
+ * every pointer a launch holds stays allocated until it releases. */
+static trd_arena_t race_arena;
+static atomic_int race_bad;
+
+static void *race_launch(void *arg)
+{
+    const trd_scratch_spec_t sp = {{1, 0}, {1, 1}, "k"};
+    for (int i = 0; i < 400; i++) {
+        trd_driver_launch_t l = scratch_launch((uint64_t)(1 + (i * 37 + (int)(intptr_t)arg) % 64) << 14, 0);
+        uint64_t p[2];
+        trd_arena_t *held;
+        if (trd_scratch_get(&race_arena, &sp, &l, p, &held) != TRD_OK) {
+            atomic_fetch_add(&race_bad, 1);
+            continue;
+        }
+        if (!fake_holds(p[0], l.global_scratch_bytes))
+            atomic_fetch_add(&race_bad, 1);
+        sched_yield();
+        if (!fake_holds(p[0], l.global_scratch_bytes))
+            atomic_fetch_add(&race_bad, 1);
+        trd_arena_release(held);
+    }
+    return NULL;
+}
+
+static void *race_sync(void *arg)
+{
+    atomic_int *stop = arg;
+    while (!atomic_load(stop))
+        trd_arena_reclaim_end(&race_arena, trd_arena_reclaim_begin(&race_arena), 1);
+    return NULL;
+}
+
+START_TEST(test_arena_race)
+{
+    trd_arena_init(&race_arena, &fake_mem);
+    atomic_store(&race_bad, 0);
+    atomic_int stop = 0;
+    pthread_t th[4], sync;
+    ck_assert_int_eq(pthread_create(&sync, NULL, race_sync, &stop), 0);
+    for (int t = 0; t < 4; t++)
+        ck_assert_int_eq(pthread_create(&th[t], NULL, race_launch, (void *)(intptr_t)t), 0);
+    for (int t = 0; t < 4; t++)
+        pthread_join(th[t], NULL);
+    atomic_store(&stop, 1);
+    pthread_join(sync, NULL);
+    ck_assert_int_eq(atomic_load(&race_bad), 0);
+    ck_assert_uint_eq(atomic_load(&race_arena.users), 0);
+    trd_arena_fini(&race_arena);
+    ck_assert_uint_eq(fake_live(), 0);
 }
 END_TEST
 
 /* The native-stream slot map: a handle keeps its slot, NULL is a handle,
  * distinct handles get distinct slots, and when all are taken the next is
  * refused (-1) while the known ones are still found. */
-/* Both scratch areas in one block never overlap: profile after global at its alignment. */
-START_TEST(test_scratch_layout)
-{
-    uint64_t off = 7, total = 7;
-    ck_assert(trd_scratch_layout(1000, 24, 128, &off, &total));
-    ck_assert_uint_eq(off, 1024);
-    ck_assert_uint_eq(total, 1048);
-    ck_assert(trd_scratch_layout(1000, 0, 128, &off, &total)); /* no profile area: nothing aligned */
-    ck_assert_uint_eq(off, 1000);
-    ck_assert_uint_eq(total, 1000);
-    ck_assert(trd_scratch_layout(0, 64, 256, &off, &total));
-    ck_assert_uint_eq(off, 0);
-    ck_assert_uint_eq(total, 64);
-    off = total = 7;
-    ck_assert(!trd_scratch_layout(UINT64_MAX - 10, 1, 64, &off, &total)); /* the alignment overflows */
-    ck_assert(!trd_scratch_layout(UINT64_MAX - 10, 20, 1, &off, &total));  /* the sum overflows */
-    ck_assert_uint_eq(off, 7);
-    ck_assert_uint_eq(total, 7);
-}
-END_TEST
-
 START_TEST(test_slot_map)
 {
     static trd_slot_map_t m;
@@ -302,10 +583,18 @@ static Suite *suite(void)
     t = tcase_create("arith");
     tcase_add_checked_fixture(t, bind_services, NULL);
     tcase_add_test(t, test_checked_arith);
-    tcase_add_test(t, test_launch_scratch);
-    tcase_add_test(t, test_scratch_layout);
     tcase_add_test(t, test_slot_map);
     tcase_add_test(t, test_slot_map_race);
+    suite_add_tcase(s, t);
+    t = tcase_create("scratch");
+    tcase_add_checked_fixture(t, bind_services, NULL);
+    tcase_add_test(t, test_scratch_callers);
+    tcase_add_test(t, test_scratch_layout);
+    tcase_add_test(t, test_arena_lifetime);
+    tcase_add_test(t, test_arena_held_block_waits);
+    tcase_add_test(t, test_arena_limits);
+    tcase_add_test(t, test_arena_set);
+    tcase_add_test(t, test_arena_race);
     suite_add_tcase(s, t);
     return s;
 }

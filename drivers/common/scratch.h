@@ -1,32 +1,124 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* scratch.h: the scratch bytes a launch needs, for every driver: the core's
- * figures (trd_driver_launch_t.global_scratch_bytes, computed once and
- * overflow-checked) where the launch struct is large enough to have them;
- * from a core older than those fields, the same rule computed here with
- * checked arithmetic. */
+/* scratch.h: the memory behind Triton's two scratch pointers, for every GPU
+ * driver: one arena per stream, with one lifetime policy.
+ *
+ * How many bytes a launch needs is the core's figure (trd_driver_launch_t's
+ * global/profile_scratch_bytes, computed once and overflow-checked). Where
+ * the caller passed no scratch, the launch takes it from the arena of its
+ * stream: a trident stream has its own; a stream trident does not own gets
+ * one of the device's trd_arena_set_t (claimed by its handle on first use,
+ * kept until the device closes).
+ *
+ * Lifetime policy:
+ *   - An arena keeps one current block. Launches that fit reuse it: one
+ *     atomic load, no lock, no allocation. A launch that needs more replaces
+ *     it (at least twice as large, a multiple of 64 KiB, under the arena's
+ *     lock) and the old block is retired: kernels queued earlier may still
+ *     use it.
+ *   - Retired blocks are freed after trident synchronizes the stream
+ *     (trd_arena_reclaim_begin before the vendor's synchronize, _end after)
+ *     unless a launch was between trd_scratch_get and trd_arena_release at
+ *     that moment (it may have read a retired block); they wait then for the
+ *     next synchronize. Growth doubles, so what waits is less than what is
+ *     current.
+ *   - Everything goes at trd_arena_fini, once the stream's work is done
+ *     (stream destroy after its synchronize; device close after draining the
+ *     foreign streams' work).
+ *
+ * Layout of one launch's scratch: global at the block's base, profile after
+ * it at its alignment (never the same memory: a kernel with both would
+ * overwrite its own scratch); the base aligned to both alignments. */
 #ifndef TRD_DRIVERS_COMMON_SCRATCH_H
 #define TRD_DRIVERS_COMMON_SCRATCH_H
 
-#include <stddef.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 
 #include <trident/driver.h>
 
-/* The module's scratch as its descriptor gave it. */
+#include "drivers/common/slot_map.h"
+
+/* What vendor allocators guarantee (cuMemAlloc, hipMalloc; Level Zero is asked for it). */
+#define TRD_SCRATCH_BASE_ALIGN 256
+/* Blocks are multiples of this. */
+#define TRD_SCRATCH_GRAIN ((uint64_t)1 << 16)
+/* More than this for one launch is surely a wrong size: refused with the figures. */
+#define TRD_SCRATCH_MAX ((uint64_t)1 << 44)
+
+/* The driver's two vendor calls for an arena's device memory, shaped as its
+ * ops' mem_alloc and mem_free. alloc: size bytes aligned to
+ * TRD_SCRATCH_BASE_ALIGN, a failure described with trd_drv_error. free: at
+ * once, without waiting for queued work (the policy above has), and safe
+ * under a stream's lock. */
+typedef struct trd_scratch_mem {
+    trd_status_t (*alloc)(void *device, uint64_t size, void **ptr);
+    void (*free)(void *device, void *ptr);
+    void *device;
+} trd_scratch_mem_t;
+
+/* A kernel's scratch as its descriptor gave it (trd_scratch_spec_from). */
 typedef struct trd_scratch_spec {
-    uint32_t num_ctas;   /* 0 counts as 1 */
-    uint64_t size[2];    /* per program: [0] global, [1] profile */
-    uint64_t align[2];
+    uint64_t size[2];   /* per program: [0] global, [1] profile; 0 where unused */
+    uint64_t align[2];  /* at least 1 */
+    const char *label;  /* the module's, for messages: "kernel 'add' on cuda:0" */
 } trd_scratch_spec_t;
 
-/* need[0] global, need[1] profile bytes; TRD_ERR_LIMIT naming the grid where
- * they do not fit in 64 bits (need untouched). */
-trd_status_t trd_launch_scratch(const trd_driver_launch_t *l, const trd_scratch_spec_t *s, uint64_t need[2]);
+typedef struct trd_scratch_block {
+    uint64_t addr, size;
+    struct trd_scratch_block *older;
+} trd_scratch_block_t;
 
-/* One block for both scratch areas of a launch: global at offset 0, profile after it at palign
- * (*profile_offset), *total bytes in all. 0 when that does not fit in 64 bits (outputs untouched).
- * Two areas never share memory: a kernel with both would overwrite its own scratch. */
-int trd_scratch_layout(uint64_t global_bytes, uint64_t profile_bytes, uint64_t palign, uint64_t *profile_offset,
-                       uint64_t *total);
+typedef struct trd_arena {
+    _Atomic(trd_scratch_block_t *) current;
+    atomic_uint users;       /* launches between trd_scratch_get and trd_arena_release */
+    pthread_mutex_t lock;    /* growth and reclaim only */
+    trd_scratch_block_t *retired;
+    const trd_scratch_mem_t *mem;
+} trd_arena_t;
+
+/* The arenas of streams trident does not own, keyed by the vendor's handle. */
+typedef struct trd_arena_set {
+    trd_slot_map_t map;
+    trd_arena_t arena[TRD_SLOT_MAP_SLOTS];
+} trd_arena_set_t;
+
+void trd_scratch_spec_from(trd_scratch_spec_t *s, const trd_driver_module_desc_t *d, const char *label);
+
+/* Whether launch l needs arena memory: the kernel uses a scratch the caller did not pass. */
+static inline int trd_scratch_wanted(const trd_scratch_spec_t *s, const trd_driver_launch_t *l)
+{
+    return (s->size[0] && !l->global_scratch) || (s->size[1] && !l->profile_scratch);
+}
+
+/* The launch path. ptr[0] global, ptr[1] profile: the caller's pointer where
+ * given, else arena memory (a grown where too small), 0 where the kernel uses
+ * none. a NULL: the stream has no arena (every slot of the set is taken), an
+ * error naming the way out. On TRD_OK with *held set, the caller calls
+ * trd_arena_release(*held) once the kernel is queued or has failed to be.
+ * Outputs are written only on success. */
+trd_status_t trd_scratch_get(trd_arena_t *a, const trd_scratch_spec_t *s, const trd_driver_launch_t *l,
+                             uint64_t ptr[2], trd_arena_t **held);
+static inline void trd_arena_release(trd_arena_t *held)
+{
+    if (held)
+        atomic_fetch_sub(&held->users, 1);
+}
+
+void trd_arena_init(trd_arena_t *a, const trd_scratch_mem_t *mem);
+/* Before the stream's synchronize: the retired blocks that only work queued
+ * so far may use, detached (NULL when a launch may hold one). */
+trd_scratch_block_t *trd_arena_reclaim_begin(trd_arena_t *a);
+/* After it: synced, they are freed; else they are retired again. */
+void trd_arena_reclaim_end(trd_arena_t *a, trd_scratch_block_t *blocks, int synced);
+/* The stream's work is done: every block freed. */
+void trd_arena_fini(trd_arena_t *a);
+
+void trd_arena_set_init(trd_arena_set_t *s, const trd_scratch_mem_t *mem);
+/* The arena of native handle h (NULL, a default stream, is a handle too), claimed on first use; NULL when full. */
+trd_arena_t *trd_arena_set_find(trd_arena_set_t *s, const void *h);
+/* As trd_arena_set_find, without claiming: NULL when h has none (a synchronize of a stream that never needed one). */
+trd_arena_t *trd_arena_set_lookup(trd_arena_set_t *s, const void *h);
+void trd_arena_set_fini(trd_arena_set_t *s);
 
 #endif /* TRD_DRIVERS_COMMON_SCRATCH_H */

@@ -10,8 +10,8 @@
 
 #include <trident/driver.h>
 
+#include "drivers/common/scratch.h"
 #include "drivers/common/services.h"
-#include "drivers/common/slot_map.h"
 #include "drivers/common/vendor_lib.h"
 #include "drivers/cuda/symbols.h"
 
@@ -33,23 +33,7 @@ void cuda_api_unload(trd_vlib_t *lib, struct cuda_api *api);
 trd_status_t cuda_error(const struct cuda_api *api, CUresult r, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
-/* Scratch memory that grows and is reused: launches read the current block
- * with one atomic load; growing (rare) takes the arena's lock and keeps the
- * old block until the arena is freed, since queued kernels may still use it. */
-struct cuda_block {
-    CUdeviceptr ptr;
-    uint64_t size;
-    struct cuda_block *older;
-};
-
-struct cuda_arena {
-    _Atomic(struct cuda_block *) current;
-    pthread_mutex_t grow;
-};
-
 struct cuda_driver;
-
-#define CUDA_FOREIGN_STREAMS TRD_SLOT_MAP_SLOTS
 
 struct cuda_device {
     struct cuda_driver *drv;
@@ -62,15 +46,15 @@ struct cuda_device {
     int shared_optin;
     int cooperative;
     int cluster;
-    trd_slot_map_t foreign;     /* streams trident does not own -> foreign_arena[] */
-    struct cuda_arena foreign_arena[CUDA_FOREIGN_STREAMS];
+    trd_scratch_mem_t scratch_mem;  /* cuda_mem_alloc, cuda_scratch_free on this device */
+    trd_arena_set_t foreign;    /* scratch of streams trident does not own (wrapped ones too) */
 };
 
 struct cuda_stream {
     struct cuda_device *dev;
     CUstream s;
-    int wrapped;
-    struct cuda_arena arena;
+    int wrapped;                /* a caller's: its scratch is in dev->foreign */
+    trd_arena_t arena;          /* an owned stream's scratch */
 };
 
 struct cuda_module {
@@ -80,7 +64,7 @@ struct cuda_module {
     uint32_t num_ctas;
     uint32_t block;
     uint32_t shared;
-    uint64_t gs_size, gs_align, ps_size, ps_align;
+    trd_scratch_spec_t scratch;
     uint64_t coop_limit;        /* max co-resident blocks, for cooperative launches */
     uint32_t nattrs;
     CUlaunchAttribute attrs[4];
@@ -115,11 +99,10 @@ void cuda_ctx_leave(struct cuda_device *d, struct cuda_ctx_scope *scope);
  * not reported: what is released goes all the same. */
 void cuda_ctx_drain(struct cuda_device *d, const char *why);
 
-void cuda_arena_init(struct cuda_arena *a);
-void cuda_arena_free(const struct cuda_api *api, struct cuda_arena *a);
-/* A device pointer of at least `size` bytes (size > 0). */
-trd_status_t cuda_arena_get(struct cuda_device *d, struct cuda_arena *a, uint64_t size, CUdeviceptr *out);
-struct cuda_arena *cuda_foreign_arena(struct cuda_device *d, CUstream s);
+/* trd_scratch_mem_t's free (memory.c; its alloc is cuda_mem_alloc). */
+void cuda_scratch_free(void *device, void *ptr);
+/* The scratch arena of a launch's stream: an owned stream's, else the foreign set's for the handle (NULL: full). */
+trd_arena_t *cuda_stream_arena(struct cuda_device *d, struct cuda_stream *cs, CUstream s);
 
 trd_status_t cuda_module_load(void *device, const trd_driver_module_desc_t *desc, void **out, trd_load_info_t *info);
 void cuda_module_unload(void *module);

@@ -149,9 +149,8 @@ trd_status_t cuda_device_open(void *driver, uint32_t ordinal, void **out)
     d->shared_optin = attr(api, d->dev, CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN);
     d->cooperative = attr(api, d->dev, CU_DEVICE_ATTRIBUTE_COOPERATIVE_LAUNCH);
     d->cluster = attr(api, d->dev, CU_DEVICE_ATTRIBUTE_CLUSTER_LAUNCH);
-    trd_slot_map_init(&d->foreign);
-    for (int i = 0; i < CUDA_FOREIGN_STREAMS; i++)
-        cuda_arena_init(&d->foreign_arena[i]);
+    d->scratch_mem = (trd_scratch_mem_t){cuda_mem_alloc, cuda_scratch_free, d};
+    trd_arena_set_init(&d->foreign, &d->scratch_mem);
     *out = d;
     return TRD_OK;
 }
@@ -163,8 +162,7 @@ void cuda_device_close(void *device)
     int entered = cuda_ctx_enter(d, &sc) == TRD_OK;
     if (entered)
         cuda_ctx_drain(d, "before freeing the scratch of foreign streams");
-    for (int i = 0; i < CUDA_FOREIGN_STREAMS; i++)
-        cuda_arena_free(d->api, &d->foreign_arena[i]);
+    trd_arena_set_fini(&d->foreign);
     if (entered)
         cuda_ctx_leave(d, &sc);
     d->api->cuDevicePrimaryCtxRelease(d->dev);

@@ -34,6 +34,17 @@ void cuda_mem_free(void *device, void *ptr)
     cuda_ctx_leave(d, &sc);
 }
 
+/* Scratch goes only once the work that may use it is done (drivers/common/scratch.h's policy): no drain here. */
+void cuda_scratch_free(void *device, void *ptr)
+{
+    struct cuda_device *d = device;
+    struct cuda_ctx_scope sc;
+    if (cuda_ctx_enter(d, &sc) != TRD_OK)
+        return;
+    d->api->cuMemFree((CUdeviceptr)(uintptr_t)ptr);
+    cuda_ctx_leave(d, &sc);
+}
+
 CUstream cuda_stream_of(void *stream)
 {
     return stream ? ((struct cuda_stream *)stream)->s : NULL;

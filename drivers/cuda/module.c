@@ -385,10 +385,7 @@ trd_status_t cuda_module_load(void *device, const trd_driver_module_desc_t *d, v
     m->num_ctas = d->num_ctas ? d->num_ctas : 1;
     m->block = d->num_warps * d->warp_size;
     m->shared = d->shared;
-    m->gs_size = d->global_scratch_size;
-    m->gs_align = d->global_scratch_align ? d->global_scratch_align : 1;
-    m->ps_size = d->profile_scratch_size;
-    m->ps_align = d->profile_scratch_align ? d->profile_scratch_align : 1;
+    trd_scratch_spec_from(&m->scratch, d, m->label);
     struct cuda_ctx_scope sc;
     trd_status_t st = cuda_ctx_enter(dev, &sc);
     if (st != TRD_OK) {

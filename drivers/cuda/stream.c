@@ -12,7 +12,6 @@ static trd_status_t stream_new(struct cuda_device *d, CUstream native, void **ou
     if (!s)
         return trd_drv_error(TRD_ERR_NO_MEMORY, "out of memory");
     s->dev = d;
-    cuda_arena_init(&s->arena);
     if (native) {
         s->s = native;
         s->wrapped = 1;
@@ -29,6 +28,7 @@ static trd_status_t stream_new(struct cuda_device *d, CUstream native, void **ou
             free(s);
             return cuda_error(d->api, r, "cuStreamCreate on cuda:%d", d->ordinal);
         }
+        trd_arena_init(&s->arena, &d->scratch_mem);
     }
     *out = s;
     return TRD_OK;
@@ -55,11 +55,12 @@ void cuda_stream_destroy(void *stream)
     struct cuda_device *d = s->dev;
     struct cuda_ctx_scope sc;
     if (cuda_ctx_enter(d, &sc) == TRD_OK) {
-        /* queued kernels may still use the scratch blocks */
-        d->api->cuStreamSynchronize(s->s);
-        cuda_arena_free(d->api, &s->arena);
-        if (!s->wrapped)
+        if (!s->wrapped) {
+            /* queued kernels may still use the scratch blocks */
+            d->api->cuStreamSynchronize(s->s);
+            trd_arena_fini(&s->arena);
             d->api->cuStreamDestroy(s->s);
+        }
         cuda_ctx_leave(d, &sc);
     }
     free(s);
@@ -72,7 +73,12 @@ trd_status_t cuda_stream_sync(void *stream)
     trd_status_t st = cuda_ctx_enter(s->dev, &sc);
     if (st != TRD_OK)
         return st;
+    /* the scratch blocks only work queued so far may use go once it is done (drivers/common/scratch.h) */
+    trd_arena_t *a = s->wrapped ? trd_arena_set_lookup(&s->dev->foreign, s->s) : &s->arena;
+    trd_scratch_block_t *retired = a ? trd_arena_reclaim_begin(a) : NULL;
     CUresult r = s->dev->api->cuStreamSynchronize(s->s);
+    if (a)
+        trd_arena_reclaim_end(a, retired, r == CUDA_SUCCESS);
     cuda_ctx_leave(s->dev, &sc);
     if (r != CUDA_SUCCESS)
         return cuda_error(s->dev->api, r, "cuStreamSynchronize on cuda:%d", s->dev->ordinal);

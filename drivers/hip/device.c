@@ -293,10 +293,8 @@ trd_status_t hip_device_open(void *driver, uint32_t ordinal, void **out)
     dev->info = &d->devices[ordinal];
     dev->ordinal = (int)ordinal;
     snprintf(dev->uri, sizeof dev->uri, "hip:%u", ordinal);
-    hip_arena_init(&dev->null_arena);
-    trd_slot_map_init(&dev->native);
-    for (size_t i = 0; i < HIP_NATIVE_ARENAS; i++)
-        hip_arena_init(&dev->native_arena[i]);
+    dev->scratch_mem = (trd_scratch_mem_t){hip_mem_alloc, hip_mem_free, dev};
+    trd_arena_set_init(&dev->native, &dev->scratch_mem);
     *out = dev;
     return TRD_OK;
 }
@@ -316,9 +314,7 @@ void hip_device_close(void *device)
         }
         hip_device_leave(dev, prev);
     }
-    for (size_t i = HIP_NATIVE_ARENAS; i-- > 0;)
-        hip_arena_destroy(dev, &dev->native_arena[i]);
-    hip_arena_destroy(dev, &dev->null_arena);
+    trd_arena_set_fini(&dev->native);
     free(dev);
 }
 

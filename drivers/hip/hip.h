@@ -26,8 +26,8 @@
 
 #include <trident/driver.h>
 
+#include "drivers/common/scratch.h"
 #include "drivers/common/services.h"
-#include "drivers/common/slot_map.h"
 #include "drivers/common/vendor_lib.h"
 #include "drivers/hip/hip_abi.h"
 #include "drivers/hip/symbols.h"
@@ -58,37 +58,13 @@ struct hip_driver {
     struct hip_device_info *devices;
 };
 
-/* Device memory for Triton's scratch pointers, one arena per stream: blocks
- * grow and are reused, so a launch allocates nothing once the arena is large
- * enough. A block that is replaced may still be read by a queued kernel; it
- * is kept on `retired` until the stream has been synchronized. */
-struct hip_block {
-    void *base;
-    uint64_t size;
-    struct hip_block *older;
-};
-
-struct hip_arena {
-    _Atomic(struct hip_block *) current;
-    /* Launches between reading `current` and enqueueing their kernel: while
-     * any is, retired blocks are not freed (they may be what it read). */
-    atomic_uint users;
-    pthread_mutex_t lock; /* growth and release only */
-    struct hip_block *retired;
-};
-
-/* Arenas of streams trident does not own, keyed by the native handle; a slot
- * is claimed once with a compare-and-swap and kept until the device closes. */
-#define HIP_NATIVE_ARENAS TRD_SLOT_MAP_SLOTS
-
 struct hip_device {
     struct hip_driver *drv;
     const struct hip_device_info *info;
     int ordinal;
     char uri[24];                 /* "hip:0", for messages */
-    struct hip_arena null_arena;  /* the device's default (NULL) stream */
-    trd_slot_map_t native;        /* streams trident does not own -> native_arena[] */
-    struct hip_arena native_arena[HIP_NATIVE_ARENAS];
+    trd_scratch_mem_t scratch_mem; /* hip_mem_alloc/free on this device */
+    trd_arena_set_t native;        /* scratch of streams trident does not own (the NULL stream, wrapped ones) */
 };
 
 enum hip_launch_mode { HIP_LAUNCH_PLAIN, HIP_LAUNCH_COOPERATIVE, HIP_LAUNCH_CLUSTER };
@@ -102,14 +78,15 @@ struct hip_module {
     uint32_t num_ctas;
     uint32_t shared;
     uint32_t cooperative; /* with a cluster launch */
-    uint64_t gs_size, gs_align, ps_size, ps_align;
+    trd_scratch_spec_t scratch;
+    char label[96];
 };
 
 struct hip_stream {
     struct hip_device *dev;
     hipStream_t handle;
     int owned;               /* created here (else wrapped: the caller's) */
-    struct hip_arena arena;  /* owned streams; wrapped ones use dev->native */
+    trd_arena_t arena;       /* owned streams' scratch; wrapped ones use dev->native */
 };
 
 struct hip_event {
@@ -138,16 +115,6 @@ void hip_log_failure(const struct hip_device *dev, hipError_t e, const char *wha
 /* device.c */
 trd_status_t hip_device_enter(const struct hip_device *dev, int *prev);
 void hip_device_leave(const struct hip_device *dev, int prev);
-
-/* launch.c: arenas */
-void hip_arena_init(struct hip_arena *a);
-/* Frees every block; the caller has made sure no kernel still runs. */
-void hip_arena_destroy(const struct hip_device *dev, struct hip_arena *a);
-/* Detaches the retired blocks when no launch can still be using them;
- * *blocks receives the list (NULL when there is none or it must wait). */
-void hip_arena_take_retired(struct hip_arena *a, struct hip_block **blocks);
-void hip_arena_put_back(struct hip_arena *a, struct hip_block *blocks);
-void hip_blocks_free(const struct hip_device *dev, struct hip_block *blocks);
 
 /* The ops, by file. */
 trd_status_t hip_init(const trd_driver_init_args_t *args, void **driver);

@@ -169,10 +169,8 @@ trd_status_t hip_module_load(void *device, const trd_driver_module_desc_t *d, vo
     m->shared = d->shared;
     m->cooperative = (d->flags & TRD_MODULE_COOPERATIVE) != 0;
     m->mode = m->num_ctas > 1 ? HIP_LAUNCH_CLUSTER : m->cooperative ? HIP_LAUNCH_COOPERATIVE : HIP_LAUNCH_PLAIN;
-    m->gs_size = d->global_scratch_size;
-    m->gs_align = d->global_scratch_align ? d->global_scratch_align : 1;
-    m->ps_size = d->profile_scratch_size;
-    m->ps_align = d->profile_scratch_align ? d->profile_scratch_align : 1;
+    snprintf(m->label, sizeof m->label, "%s on %s", d->label, dev->uri);
+    trd_scratch_spec_from(&m->scratch, d, m->label);
     info->registers = regs > 0 ? (uint32_t)regs : 0;
     info->spills = local > 0 ? (uint32_t)local / 4 : 0;
     info->max_threads_per_block = (uint32_t)max_threads;

@@ -26,7 +26,7 @@ trd_status_t hip_stream_create(void *device, void **out)
     }
     s->dev = dev;
     s->owned = 1;
-    hip_arena_init(&s->arena);
+    trd_arena_init(&s->arena, &dev->scratch_mem);
     *out = s;
     return TRD_OK;
 }
@@ -54,7 +54,7 @@ void hip_stream_destroy(void *stream)
         hipError_t e = api->hipStreamSynchronize(s->handle);
         if (e != HIP_SUCCESS)
             hip_log_failure(s->dev, e, "hipStreamSynchronize before destroying a stream");
-        hip_arena_destroy(s->dev, &s->arena);
+        trd_arena_fini(&s->arena);
         if ((e = api->hipStreamDestroy(s->handle)) != HIP_SUCCESS)
             hip_log_failure(s->dev, e, "hipStreamDestroy");
     }
@@ -65,9 +65,9 @@ trd_status_t hip_stream_sync(void *stream)
 {
     struct hip_stream *s = stream;
     const struct hip_api *api = &s->dev->drv->api;
-    struct hip_block *retired = NULL;
-    if (s->owned)
-        hip_arena_take_retired(&s->arena, &retired);
+    /* the scratch blocks only work queued so far may use go once it is done (drivers/common/scratch.h) */
+    trd_arena_t *a = s->owned ? &s->arena : trd_arena_set_lookup(&s->dev->native, s->handle);
+    trd_scratch_block_t *retired = a ? trd_arena_reclaim_begin(a) : NULL;
     /* A wrapped NULL stream is the current device's default stream. */
     int prev = -1;
     trd_status_t st = TRD_OK;
@@ -78,13 +78,9 @@ trd_status_t hip_stream_sync(void *stream)
         hip_device_leave(s->dev, prev);
     if (st == TRD_OK && e != HIP_SUCCESS)
         st = hip_fail(api, e, "hipStreamSynchronize on %s failed", s->dev->uri);
-    if (st != TRD_OK) {
-        hip_arena_put_back(&s->arena, retired);
-        return st;
-    }
-    /* Every kernel that could read the retired blocks has finished. */
-    hip_blocks_free(s->dev, retired);
-    return TRD_OK;
+    if (a)
+        trd_arena_reclaim_end(a, retired, st == TRD_OK);
+    return st;
 }
 
 void *hip_stream_native(void *stream)

@@ -347,8 +347,11 @@ trd_status_t zdrv_device_open(void *driver, uint32_t ordinal, void **out)
         return zdrv_fail(r, "zeContextCreate", "creating a context for levelzero:%u", ordinal);
     }
     pthread_mutex_init(&dev->streams_lock, NULL);
+    dev->scratch_mem = (trd_scratch_mem_t){zdrv_mem_alloc, zdrv_scratch_free, dev};
+    trd_arena_set_init(&dev->foreign, &dev->scratch_mem);
     trd_status_t st = zdrv_stream_new(dev, NULL, 1, &dev->defstream);
     if (st != TRD_OK) {
+        trd_arena_set_fini(&dev->foreign);
         pthread_mutex_destroy(&dev->streams_lock);
         d->api.zeContextDestroy(dev->ctx);
         free(dev);
@@ -364,6 +367,7 @@ void zdrv_device_close(void *device)
     if (!dev)
         return;
     zdrv_stream_free(dev->defstream);
+    trd_arena_set_fini(&dev->foreign);
     pthread_mutex_destroy(&dev->streams_lock);
     dev->api->zeContextDestroy(dev->ctx);
     free(dev);

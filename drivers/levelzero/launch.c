@@ -19,12 +19,11 @@
  * shared-local-memory argument (set once per handle: size = shared, value
  * NULL). Triton's Intel launcher passes NULL scratch pointers, and its
  * kernels report zero scratch sizes; trident passes NULL when a size is 0
- * and otherwise a per-stream arena of grid * size bytes (the caller's
- * pointer when the launch gives one), like the CUDA and HIP launchers. */
+ * and otherwise the caller's pointer or the stream's arena, as the CUDA and
+ * HIP drivers do (drivers/common/scratch.h). */
 #include <stdlib.h>
 #include <string.h>
 
-#include "drivers/common/arith.h"
 #include "drivers/common/scratch.h"
 #include "drivers/levelzero/levelzero.h"
 
@@ -54,56 +53,22 @@ static struct zdrv_kslot *zdrv_slot_acquire(struct zdrv_module *m, trd_status_t 
     return slot;
 }
 
-/* The scratch pointers of one launch. With a stream, its arena is grown as
- * needed (after the stream's earlier work is done with the old one); a bare
- * native command list has no arena, so the caller must pass scratch. */
-static trd_status_t zdrv_scratch_for(struct zdrv_module *m, struct zdrv_stream *s, const trd_driver_launch_t *l,
-                                     void **gs, void **ps)
+/* The scratch pointers of one launch (drivers/common/scratch.h): the
+ * caller's, else the arena of the stream (an owned one's, else the foreign
+ * set's for the command list). */
+static trd_status_t zdrv_scratch_for(struct zdrv_module *m, struct zdrv_stream *s, ze_command_list_handle_t list,
+                                     const trd_driver_launch_t *l, void **gs, void **ps, trd_arena_t **held)
 {
-    *gs = l->global_scratch;
-    *ps = l->profile_scratch;
-    const trd_scratch_spec_t sp = {1, {m->gs_size, m->ps_size}, {m->gs_align, m->ps_align}};
-    uint64_t bytes[2];
-    trd_status_t st = trd_launch_scratch(l, &sp, bytes);
-    if (st != TRD_OK)
-        return st;
-    uint64_t need_g = l->global_scratch ? 0 : bytes[0];
-    uint64_t need_p = l->profile_scratch ? 0 : bytes[1];
-    uint64_t palign = m->ps_align > 64 ? m->ps_align : 64;
-    uint64_t off_p, need, cap; /* cap: what the arena is grown to */
-    if (!trd_scratch_layout(need_g, need_p, palign, &off_p, &need) || !trd_align_up_u64(need, 65536, &cap))
-        return trd_drv_error(TRD_ERR_LIMIT, "the scratch of a (%u, %u, %u) grid overflows 64 bits", l->grid[0],
-                                l->grid[1], l->grid[2]);
-    if (need == 0)
-        return TRD_OK;
-    if (!s)
-        return trd_drv_error(TRD_ERR_INVALID_ARGUMENT,
-                                "the kernel needs %llu bytes of scratch: a launch on a bare native command list "
-                                "must pass global_scratch/profile_scratch (or wrap the list with trd_stream_wrap)",
-                                (unsigned long long)need);
-    if (need > s->scratch_cap) {
-        const struct zdrv_api *api = m->dev->api;
-        st = zdrv_stream_wait(s); /* earlier launches may still use the old arena */
-        if (st != TRD_OK)
-            return st;
-        if (s->scratch)
-            api->zeMemFree(m->dev->ctx, s->scratch);
-        s->scratch = NULL;
-        s->scratch_cap = 0;
-        uint64_t align = m->gs_align > palign ? m->gs_align : palign;
-        ze_device_mem_alloc_desc_t md = {.stype = ZE_STRUCTURE_TYPE_DEVICE_MEM_ALLOC_DESC, .ordinal = 0};
-        ze_result_t r = api->zeMemAllocDevice(m->dev->ctx, &md, cap, align, m->dev->info->device, &s->scratch);
-        if (r != ZE_RESULT_SUCCESS) {
-            s->scratch = NULL;
-            return zdrv_fail(r, "zeMemAllocDevice", "allocating %llu bytes of scratch", (unsigned long long)cap);
-        }
-        s->scratch_cap = cap;
+    trd_arena_t *a = NULL;
+    if (trd_scratch_wanted(&m->scratch, l))
+        a = s && s->owned ? &s->arena : trd_arena_set_find(&m->dev->foreign, list);
+    uint64_t ptr[2];
+    trd_status_t st = trd_scratch_get(a, &m->scratch, l, ptr, held);
+    if (st == TRD_OK) {
+        *gs = (void *)(uintptr_t)ptr[0];
+        *ps = (void *)(uintptr_t)ptr[1];
     }
-    if (!l->global_scratch && need_g)
-        *gs = s->scratch;
-    if (!l->profile_scratch && need_p)
-        *ps = (char *)s->scratch + off_p;
-    return TRD_OK;
+    return st;
 }
 
 /* Sets the arguments on the slot's kernel and appends it; the caller holds
@@ -158,22 +123,27 @@ trd_status_t zdrv_launch(void *module, void *stream, void *native, const trd_dri
     if (!s && !native)
         s = dev->defstream;
     void *gs, *ps;
+    trd_arena_t *held;
     trd_status_t st;
     if (!s) {
         /* A caller's command list passed per launch: order after its earlier
          * commands; the caller keeps it from other threads meanwhile. */
         ze_command_list_handle_t list = native;
-        if ((st = zdrv_scratch_for(m, NULL, l, &gs, &ps)) != TRD_OK)
+        if ((st = zdrv_scratch_for(m, NULL, list, l, &gs, &ps, &held)) != TRD_OK)
             return st;
         ze_result_t r = dev->api->zeCommandListAppendBarrier(list, NULL, 0, NULL);
-        if (r != ZE_RESULT_SUCCESS)
-            return zdrv_fail(r, "zeCommandListAppendBarrier", "ordering the launch on a native command list");
-        return zdrv_set_and_append(m, list, l, gs, ps);
+        st = r == ZE_RESULT_SUCCESS ? zdrv_set_and_append(m, list, l, gs, ps)
+                                    : zdrv_fail(r, "zeCommandListAppendBarrier", "ordering the launch on a native "
+                                                                                 "command list");
+        trd_arena_release(held);
+        return st;
     }
     pthread_mutex_lock(&s->lock);
-    if ((st = zdrv_scratch_for(m, s, l, &gs, &ps)) == TRD_OK && (st = zdrv_stream_order(s)) == TRD_OK &&
-        (st = zdrv_set_and_append(m, s->list, l, gs, ps)) == TRD_OK)
-        s->busy = 1;
+    if ((st = zdrv_scratch_for(m, s, s->list, l, &gs, &ps, &held)) == TRD_OK) {
+        if ((st = zdrv_stream_order(s)) == TRD_OK && (st = zdrv_set_and_append(m, s->list, l, gs, ps)) == TRD_OK)
+            s->busy = 1;
+        trd_arena_release(held);
+    }
     pthread_mutex_unlock(&s->lock);
     return st;
 }

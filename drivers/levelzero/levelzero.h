@@ -19,6 +19,7 @@
 
 #include <level_zero/ze_api.h>
 
+#include "drivers/common/scratch.h"
 #include "drivers/common/services.h"
 #include "drivers/common/vendor_lib.h"
 #include <trident/driver.h>
@@ -77,6 +78,10 @@ struct zdrv_device {
      * freeing memory waits for what they may still run (zdrv_device_drain). */
     pthread_mutex_t streams_lock;
     struct zdrv_stream *streams;
+    trd_scratch_mem_t scratch_mem;  /* zdrv_mem_alloc, zdrv_scratch_free on this device */
+    /* Scratch of command lists trident does not own (wrapped, or passed bare
+     * per launch); a bare list's work must be done when the device closes. */
+    trd_arena_set_t foreign;
 };
 
 struct zdrv_stream {
@@ -93,8 +98,7 @@ struct zdrv_stream {
     atomic_int shared;
     ze_event_pool_handle_t pool;
     ze_event_handle_t done;    /* signalled by the barrier stream_sync appends */
-    void *scratch;             /* per-stream scratch arena (device memory), grown on demand */
-    uint64_t scratch_cap;
+    trd_arena_t arena;         /* an owned stream's scratch; a wrapped list's is in dev->foreign */
     struct zdrv_stream *next;  /* in dev->streams */
 };
 
@@ -113,7 +117,8 @@ struct zdrv_module {
     uint32_t group_size;           /* num_warps * warp_size */
     uint32_t shared;
     int slm_arg;                   /* the kernel takes the shared-local-memory argument */
-    uint64_t gs_size, gs_align, ps_size, ps_align;
+    trd_scratch_spec_t scratch;
+    char label[96];
     struct zdrv_kslot slots[ZDRV_KSLOTS];
 };
 
@@ -187,6 +192,9 @@ trd_status_t zdrv_launch(void *module, void *stream, void *native, const trd_dri
 /* memory.c */
 trd_status_t zdrv_mem_alloc(void *device, uint64_t size, void **ptr);
 void zdrv_mem_free(void *device, void *ptr);
+/* trd_scratch_mem_t's free (its alloc is zdrv_mem_alloc). It does not
+ * drain: scratch goes only once its work is done (and under a stream's lock). */
+void zdrv_scratch_free(void *device, void *ptr);
 trd_status_t zdrv_mem_copy(void *device, void *dst, const void *src, uint64_t size, int32_t kind, void *stream);
 trd_status_t zdrv_mem_set(void *device, void *dst, uint8_t value, uint64_t size, void *stream);
 

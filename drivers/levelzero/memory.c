@@ -49,6 +49,15 @@ void zdrv_mem_free(void *device, void *ptr)
                        zdrv_result_name(r), (unsigned)r);
 }
 
+void zdrv_scratch_free(void *device, void *ptr)
+{
+    struct zdrv_device *dev = device;
+    ze_result_t r = dev->api->zeMemFree(dev->ctx, ptr);
+    if (r != ZE_RESULT_SUCCESS)
+        trd_drv_log(TRD_LOG_WARN, "levelzero:%u: freeing scratch at %p failed: %s (0x%08x)", dev->ordinal, ptr,
+                    zdrv_result_name(r), (unsigned)r);
+}
+
 static const char *zdrv_copy_kind(int32_t kind)
 {
     switch (kind) {

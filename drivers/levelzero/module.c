@@ -468,10 +468,8 @@ trd_status_t zdrv_module_load(void *device, const trd_driver_module_desc_t *desc
     m->num_params = desc->num_params;
     m->group_size = desc->num_warps * desc->warp_size;
     m->shared = desc->shared;
-    m->gs_size = desc->global_scratch_size;
-    m->gs_align = desc->global_scratch_align ? desc->global_scratch_align : 1;
-    m->ps_size = desc->profile_scratch_size;
-    m->ps_align = desc->profile_scratch_align ? desc->profile_scratch_align : 1;
+    snprintf(m->label, sizeof m->label, "%s on levelzero:%u", desc->label, dev->ordinal);
+    trd_scratch_spec_from(&m->scratch, desc, m->label);
     m->entry = zdrv_dup_str(desc->entry);
     char *flags = NULL;
     uint32_t grf = 0;

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* launch.c: the hot path. A real driver takes the scratch bytes with
- * trd_launch_scratch (drivers/common/scratch.h), appends Triton's scratch
- * pointers after l->params[l->num_params - 1], and calls its vendor's
- * launch: no lock shared by all streams, no allocation once warm. The null
- * device runs nothing: every launch fails, saying so. */
+/* launch.c: the hot path. A real driver takes Triton's two scratch pointers
+ * with trd_scratch_get from the stream's arena (drivers/common/scratch.h),
+ * appends them after l->params[l->num_params - 1], calls its vendor's launch
+ * and then trd_arena_release: no lock shared by all streams, no allocation
+ * once warm. The null device runs nothing: every launch fails, saying so. */
 #include "drivers/null/null.h"
 
 trd_status_t null_launch(void *module, void *stream, void *native, const trd_driver_launch_t *l)

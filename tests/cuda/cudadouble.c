@@ -14,7 +14,8 @@
  * (cuStreamSynchronize of its stream, cuEventSynchronize of an event recorded
  * after it there, cuCtxSynchronize): unloading a module with a launch of it
  * still queued is a violation (the API lets streams and events go with work
- * queued, not the code that work runs). cuTensorMapEncodeTiled checks every
+ * queued, not the code that work runs), and so is freeing memory a queued
+ * launch's pointer parameters point into (its parameter sizes declared). cuTensorMapEncodeTiled checks every
  * requirement cuda.h documents and records what it received; a call that
  * breaks one returns CUDA_ERROR_INVALID_VALUE and is recorded as a violation
  * (the driver must never make one: it checks first). A successful call writes
@@ -42,11 +43,17 @@
 
 struct cd_module;
 
-/* A launch not yet covered by a synchronize. */
+#define CD_PENDING_PTRS 8
+#define CD_MAX_ALLOCS 1024
+
+/* A launch not yet covered by a synchronize, and the values of its first
+ * 8-byte parameters (as the test declared the sizes): the addresses it may use. */
 struct cd_pending {
     const struct cd_module *module;
     CUstream stream;
     uint64_t seq;
+    uint64_t ptrs[CD_PENDING_PTRS];
+    unsigned nptrs;
 };
 
 /* An event: the clock and the launches queued before it when recorded. */
@@ -63,6 +70,9 @@ static struct {
     struct cd_pending pending[CD_MAX_PENDING];
     unsigned npending;
     uint64_t seq;         /* launches so far */
+    struct {
+        uint64_t base, size;  /* base 0: a free entry */
+    } allocs[CD_MAX_ALLOCS];  /* live cuMemAlloc blocks (past CD_MAX_ALLOCS: not tracked) */
 } cd;
 
 /* Completes the queued launches of `stream` (all: of every stream) up to seq; the caller holds st.common.lock. */
@@ -392,8 +402,14 @@ CUresult CUDAAPI cuLaunchKernelEx(const CUlaunchConfig *config, CUfunction f, vo
         if (st.costs[i].grid_x == config->gridDimX)
             cd.clock_ms += st.costs[i].ms;
     cd.seq++;
-    if (cd.npending < CD_MAX_PENDING)
-        cd.pending[cd.npending++] = (struct cd_pending){(const struct cd_module *)f, config->hStream, cd.seq};
+    struct cd_pending *pend = NULL;
+    if (cd.npending < CD_MAX_PENDING) {
+        pend = &cd.pending[cd.npending++];
+        *pend = (struct cd_pending){(const struct cd_module *)f, config->hStream, cd.seq, {0}, 0};
+        for (unsigned i = 0; i < st.nsizes && kernelParams && pend->nptrs < CD_PENDING_PTRS; i++)
+            if (st.sizes[i] == 8 && kernelParams[i])
+                memcpy(&pend->ptrs[pend->nptrs++], kernelParams[i], 8);
+    }
     if (st.nlaunches < CUDADOUBLE_MAX_LAUNCHES) {
         struct cudadouble_launch *l = &st.launches[st.nlaunches++];
         memset(l, 0, sizeof *l);
@@ -436,13 +452,39 @@ CUresult CUDAAPI cuMemAlloc(CUdeviceptr *dptr, size_t bytesize)
     void *p = aligned_alloc(256, (bytesize + 255) / 256 * 256);
     if (!p)
         return CUDA_ERROR_OUT_OF_MEMORY;
+    pthread_mutex_lock(&st.common.lock);
+    for (unsigned i = 0; i < CD_MAX_ALLOCS; i++)
+        if (!cd.allocs[i].base) {
+            cd.allocs[i].base = (uint64_t)(uintptr_t)p;
+            cd.allocs[i].size = bytesize;
+            break;
+        }
+    pthread_mutex_unlock(&st.common.lock);
     *dptr = (CUdeviceptr)(uintptr_t)p;
     return CUDA_SUCCESS;
 }
 
+/* Memory a queued launch may still use must not be freed (the driver waits
+ * for that work first): a violation naming the launch. */
 CUresult CUDAAPI cuMemFree(CUdeviceptr dptr)
 {
     NEED_CONTEXT("cuMemFree");
+    pthread_mutex_lock(&st.common.lock);
+    for (unsigned i = 0; i < CD_MAX_ALLOCS; i++) {
+        if (cd.allocs[i].base != dptr)
+            continue;
+        uint64_t end = dptr + cd.allocs[i].size;
+        for (unsigned q = 0; q < cd.npending; q++)
+            for (unsigned k = 0; k < cd.pending[q].nptrs; k++)
+                if (cd.pending[q].ptrs[k] >= dptr && cd.pending[q].ptrs[k] < end)
+                    trd_double_violation_locked(&st.common,
+                                                "cuMemFree(0x%llx): launch %llu, not yet covered by a synchronize, "
+                                                "uses the memory",
+                                                (unsigned long long)dptr, (unsigned long long)cd.pending[q].seq);
+        cd.allocs[i].base = 0;
+        break;
+    }
+    pthread_mutex_unlock(&st.common.lock);
     free((void *)(uintptr_t)dptr);
     return CUDA_SUCCESS;
 }

@@ -102,7 +102,6 @@ static int dbl_tmap_get(unsigned index, struct cudadouble_tmap *out)
     return dbl_item(dbl.st->tmaps, &dbl.st->ntmaps, sizeof *out, index, out);
 }
 
-#ifdef TRDTEST_XLA /* what the XLA handler's tests set and read */
 static void dbl_param_sizes(unsigned n, const unsigned *sizes)
 {
     DBL_LOCKED(dbl.st->nsizes = n < CUDADOUBLE_MAX_PARAMS ? n : CUDADOUBLE_MAX_PARAMS;
@@ -118,6 +117,8 @@ static int dbl_launch_get(unsigned index, struct cudadouble_launch *out)
 {
     return dbl_item(dbl.st->launches, &dbl.st->nlaunches, sizeof *out, index, out);
 }
+
+#ifdef TRDTEST_XLA /* what the XLA handler's tests set and read */
 
 static void dbl_launch_ms(unsigned grid_x, double ms)
 {
@@ -1074,6 +1075,93 @@ START_TEST(kernel_destroyed_with_launches_queued)
 }
 END_TEST
 
+/* The global scratch of a kernel that needs it (Triton's scratch fixture, 128 bytes a program at 128): from the
+ * stream's arena, reused while it fits, replaced when a grid needs more, the old block freed by the next
+ * synchronize and not before (the double logs a cuMemFree of memory a queued launch uses); a stream trident
+ * does not own has the device's arena for its handle, the same through a wrapper; the caller's is passed. */
+static uint64_t launched_scratch(unsigned index)
+{
+    struct cudadouble_launch l;
+    ck_assert(dbl_launch_get(index, &l));
+    ck_assert_uint_ge(l.nparams, 5);
+    uint64_t p;
+    memcpy(&p, l.bytes + l.param_off[3], 8);
+    return p;
+}
+
+START_TEST(scratch_from_the_streams_arena)
+{
+    trd_runtime_t *rt = double_runtime();
+    trd_device_t *dev;
+    TU_OK(trd_runtime_device_find(rt, "cuda:0", &dev));
+    trd_kernel_desc_t d = {.struct_size = sizeof d,
+                           .path = tu_path("%s/scratch_kernel.json", tu_fixture("cuda", "scratch"))};
+    trd_kernel_t *k;
+    TU_OK(trd_kernel_create(rt, &d, &k));
+    const unsigned sizes[] = {8, 8, 4, 8, 8}; /* x, out, n, global and profile scratch */
+    dbl_param_sizes(TU_LEN(sizes), sizes);
+    trd_stream_t *s, *other;
+    trd_buffer_t *b;
+    TU_OK(trd_stream_create(dev, &s));
+    TU_OK(trd_stream_create(dev, &other));
+    TU_OK(trd_buffer_alloc(dev, 4096, &b));
+    trd_arg_t a[3] = {trd_arg_buffer(b), trd_arg_buffer(b), trd_arg_int(1024)};
+    trd_launch_t l = {.struct_size = sizeof l, .grid = {1000, 1, 1}, .num_args = 3, .args = a, .stream = s};
+    unsigned allocs = dbl_calls("cuMemAlloc"), frees = dbl_calls("cuMemFree");
+    TU_OK(trd_kernel_launch(k, &l));
+    TU_OK(trd_kernel_launch(k, &l));
+    uint64_t g0 = launched_scratch(0);
+    ck_assert(g0 != 0 && g0 % 128 == 0);
+    ck_assert_uint_eq(launched_scratch(1), g0);
+    ck_assert_uint_eq(dbl_calls("cuMemAlloc"), allocs + 1);
+    l.grid[0] = 100000; /* 12.8 MB: a new block; the old one is still queued-for */
+    TU_OK(trd_kernel_launch(k, &l));
+    uint64_t g1 = launched_scratch(2);
+    ck_assert(g1 != 0 && g1 != g0);
+    ck_assert_uint_eq(dbl_calls("cuMemAlloc"), allocs + 2);
+    ck_assert_uint_eq(dbl_calls("cuMemFree"), frees);
+    TU_OK(trd_stream_synchronize(s));
+    ck_assert_uint_eq(dbl_calls("cuMemFree"), frees + 1);
+    check_clean();
+    /* a stream trident does not own: the device's arena for that handle, through a wrapper too */
+    void *native;
+    TU_OK(trd_stream_native(other, &native));
+    trd_launch_t bare = {.struct_size = sizeof bare, .grid = {10, 1, 1}, .num_args = 3, .args = a, .device = dev,
+                         .native_stream = native};
+    TU_OK(trd_kernel_launch(k, &bare));
+    uint64_t g2 = launched_scratch(3);
+    ck_assert(g2 != 0 && g2 != g1);
+    trd_stream_t *wrapped;
+    TU_OK(trd_stream_wrap(dev, native, &wrapped));
+    trd_launch_t via = {.struct_size = sizeof via, .grid = {10, 1, 1}, .num_args = 3, .args = a, .stream = wrapped};
+    TU_OK(trd_kernel_launch(k, &via));
+    ck_assert_uint_eq(launched_scratch(4), g2);
+    TU_OK(trd_stream_synchronize(wrapped));
+    trd_stream_destroy(wrapped);
+    /* the caller's scratch as given, no allocation */
+    trd_buffer_t *mine;
+    TU_OK(trd_buffer_alloc(dev, 1000 * 128, &mine));
+    void *mp;
+    TU_OK(trd_buffer_address(mine, &mp));
+    unsigned before = dbl_calls("cuMemAlloc");
+    l.grid[0] = 1000;
+    l.global_scratch = mp;
+    TU_OK(trd_kernel_launch(k, &l));
+    ck_assert_uint_eq(launched_scratch(5), (uint64_t)(uintptr_t)mp);
+    ck_assert_uint_eq(dbl_calls("cuMemAlloc"), before);
+    TU_OK(trd_stream_synchronize(s));
+    trd_buffer_free(mine);
+    trd_buffer_free(b);
+    trd_stream_destroy(other);
+    trd_stream_destroy(s);
+    trd_kernel_destroy(k);
+    trd_runtime_destroy(rt); /* the foreign arenas go with the device, after its work */
+    check_clean();
+    dlclose(dbl.dl);
+    memset(&dbl, 0, sizeof dbl);
+}
+END_TEST
+
 /* CUDA_ERROR_ILLEGAL_ADDRESS, as a kernel that reads outside its buffers causes it: reported by the next
  * synchronize and (CUDA keeps it) by every later call; the messages say what it means, and the launch it fails
  * names the kernel. */
@@ -1167,6 +1255,7 @@ static Suite *suite(void)
     suite_add_tcase(s, t);
     TCase *q = tcase_create("queued");
     tcase_add_test(q, kernel_destroyed_with_launches_queued);
+    tcase_add_test(q, scratch_from_the_streams_arena);
     suite_add_tcase(s, q);
     TCase *f = tcase_create("faults");
     tcase_add_test(f, illegal_address_is_explained);

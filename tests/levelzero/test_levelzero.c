@@ -766,7 +766,7 @@ START_TEST(test_scratch_arena)
     ck_assert_ptr_eq(g0, g1);
     ck_assert_ptr_eq(p0, p1);
     ck_assert_uint_eq(S->device_allocs, allocs + 1);
-    /* a bigger grid grows the arena (once) */
+    /* a bigger grid grows the arena (once; at least twice as large) */
     trd_launch_t big = l;
     big.grid[0] = 4000;
     TU_OK(trd_kernel_launch(k, &big));
@@ -783,7 +783,10 @@ START_TEST(test_scratch_arena)
     TU_OK(trd_kernel_launch(k, &own));
     check_ptr_arg(&S->launch[4], 4, address(mine));
     ck_assert_uint_eq(S->device_allocs, allocs + 3); /* only `mine` */
+    /* the replaced block is kept while launches queued before may use it, freed by the synchronize */
+    int32_t live = S->live_allocs;
     TU_OK(trd_stream_synchronize(s));
+    ck_assert_int_eq(S->live_allocs, live - 1);
     ck_assert_uint_eq(S->unordered, 0);
     trd_stream_destroy(s);
     trd_buffer_free(mine);
@@ -880,28 +883,50 @@ START_TEST(test_foreign_command_list)
 }
 END_TEST
 
-START_TEST(test_bare_native_list_needs_scratch)
+/* A caller's command list passed bare per launch gets the device's arena
+ * for that list (drivers/common/scratch.h), reused by its next launch and
+ * not another stream's; the caller's scratch is passed as given. */
+START_TEST(test_bare_native_list_scratch)
 {
     trd_runtime_t *rt = runtime();
     trd_device_t *dev = device(rt, "levelzero:0");
     trd_kernel_t *k = fixture_kernel(rt, "add_kernel", "*fp32,*fp32,*fp32,i32", "{\"global_scratch_size\": 64}", NULL);
-    trd_stream_t *s = NULL;
+    trd_stream_t *s = NULL, *own = NULL;
     TU_OK(trd_stream_create(dev, &s));
+    TU_OK(trd_stream_create(dev, &own));
     void *list = NULL;
     TU_OK(trd_stream_native(s, &list));
     trd_arg_t args[] = {trd_arg_ptr(NULL), trd_arg_ptr(NULL), trd_arg_ptr(NULL), trd_arg_int(0)};
     trd_launch_t bare = {.struct_size = sizeof bare, .grid = {2, 1, 1}, .num_args = 4, .args = args,
                          .device = dev, .native_stream = list};
-    TU_FAILS(trd_kernel_launch(k, &bare), TRD_ERR_INVALID_ARGUMENT, "must pass global_scratch");
+    uint32_t allocs = S->device_allocs;
+    TU_OK(trd_kernel_launch(k, &bare));
+    TU_OK(trd_kernel_launch(k, &bare));
+    ck_assert_uint_eq(S->device_allocs, allocs + 1);
+    void *g0, *g1;
+    memcpy(&g0, S->launch[0].args[4].bytes, 8);
+    memcpy(&g1, S->launch[1].args[4].bytes, 8);
+    ck_assert_ptr_nonnull(g0);
+    ck_assert_ptr_eq(g0, g1);
+    trd_launch_t on_own = bare;
+    on_own.device = NULL;
+    on_own.native_stream = NULL;
+    on_own.stream = own;
+    TU_OK(trd_kernel_launch(k, &on_own));
+    void *g2;
+    memcpy(&g2, S->launch[2].args[4].bytes, 8);
+    ck_assert_ptr_ne(g2, g0); /* another stream's arena */
     trd_buffer_t *g = buffer(dev, 128, NULL);
     bare.global_scratch = address(g);
     TU_OK(trd_kernel_launch(k, &bare));
-    check_ptr_arg(&S->launch[0], 4, address(g));
+    check_ptr_arg(&S->launch[3], 4, address(g));
     TU_OK(trd_stream_synchronize(s));
+    TU_OK(trd_stream_synchronize(own));
     trd_buffer_free(g);
+    trd_stream_destroy(own);
     trd_stream_destroy(s);
     trd_kernel_destroy(k);
-    finish(rt);
+    finish(rt); /* the list's arena goes with the device: no violation, nothing live */
 }
 END_TEST
 
@@ -1395,7 +1420,7 @@ static Suite *suite(void)
     tcase_add_test(t, test_invalid_spirv);
     tcase_add_test(t, test_scratch_arena);
     tcase_add_test(t, test_foreign_command_list);
-    tcase_add_test(t, test_bare_native_list_needs_scratch);
+    tcase_add_test(t, test_bare_native_list_scratch);
     tcase_add_test(t, test_memory_ops);
     tcase_add_test(t, test_free_without_policy);
     tcase_add_test(t, test_queued_work);
