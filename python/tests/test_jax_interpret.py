@@ -7,6 +7,8 @@ buffers used in place, triton.language restored after every run (compiling for a
 concurrent runs. Every output is checked against jnp on random inputs."""
 from __future__ import annotations
 
+import gc
+import re
 import threading
 
 import jax
@@ -132,6 +134,38 @@ def test_an_unknown_call_fails_naming_the_kernel():
     with pytest.raises(host_ffi.FfiError, match="kernel 'k': its interpreted call \\(elsewhere-1\\) is not known to "
                                                 "this process"):
         interpret._execute([], [], {"call": b"elsewhere-1", "kernel": b"k"})
+
+
+def _call_key(lowered) -> str:
+    m = re.search(r'call = "([^"]+)"', lowered.as_text())
+    assert m, lowered.as_text()
+    return m.group(1)
+
+
+def test_a_plan_outlives_the_executable_that_dispatched_it():
+    """JAX dispatches asynchronously, and a jitted lambda's executable goes when the call returns: the execution
+    may start after that, so the plan its custom call names must still be known (it was kept by the executable, and
+    make check on a loaded 2-core machine saw 'its interpreted call ... is not known to this process' in test_add)."""
+    x = rand((64,))
+    compiled = jax.jit(lambda x: copy(x, 64)).lower(x).compile()
+    key = _call_key(compiled)
+    np.testing.assert_array_equal(compiled(x), x)
+    del compiled
+    gc.collect()
+    assert key in interpret._plans
+
+
+def test_equal_calls_share_one_plan_and_one_lowering():
+    """Lowering the same call again names the same plan: the HLO is the same (JAX's caches reuse it) and the
+    table of plans does not grow with re-jitted lambdas."""
+    x = rand((64,))
+    first = _call_key(jax.jit(lambda x: copy(x, 64)).lower(x))
+    size = len(interpret._plans)
+    for _ in range(3):
+        assert _call_key(jax.jit(lambda x: copy(x, 64)).lower(x)) == first
+    assert len(interpret._plans) == size
+    assert _call_key(jax.jit(lambda x: copy(x, 32)).lower(x)) != first     # another n: another plan
+    assert _call_key(jax.jit(lambda x: copy(x, 64)).lower(rand((96,)))) != first
 
 
 # --------------------------------------------------------- what it refuses

@@ -46,7 +46,6 @@ import os
 import threading
 import traceback
 import uuid
-import weakref
 from typing import Any, Mapping, Optional, Sequence
 
 import jax
@@ -61,7 +60,6 @@ from triton.tools.tensor_descriptor import TensorDescriptor as _TritonTD
 from . import coords as _co
 from . import compile as _c
 from . import host_ffi as _ffi
-from . import primitive as _prim
 from .call import cost_attribute
 
 TARGET = "trident_interpret"
@@ -79,7 +77,7 @@ class InterpretError(_c.CompileError):
 
 @dataclasses.dataclass(eq=False)
 class Plan:
-    """One interpreted launch: what the custom call runs (kept alive by the executables that use it)."""
+    """One interpreted launch: what the custom call runs (kept for the process: see _plans)."""
     kname: str
     fn: Any                           # the @triton.jit function
     grid: tuple                       # (x, y, z)
@@ -91,11 +89,18 @@ class Plan:
     results: tuple                    # per result: its ShapeDtypeStruct
     debug: bool                       # tl.device_assert checks on
     key: str = ""
+    content: tuple = ()               # what makes two plans one (interpret._intern)
 
 
 _PROCESS = uuid.uuid4().hex[:12]      # an exported call's key means nothing in another process
 _counter = itertools.count()
-_plans: "weakref.WeakValueDictionary[str, Plan]" = weakref.WeakValueDictionary()
+# Plans live as long as the process: an execution may start after the executable that dispatched it is gone (JAX
+# dispatches asynchronously, and a jitted lambda's executable goes when the call returns), so nothing tied to the
+# executable's lifetime may hold them. Equal plans are one plan with one key (their lowerings are the same HLO,
+# which JAX's caches then reuse), so re-lowering the same call does not grow the table.
+_plans: dict = {}                     # key -> Plan
+_interned: dict = {}                  # Plan's content -> Plan
+_plans_lock = threading.Lock()
 _logged: set = set()
 _logged_lock = threading.Lock()
 
@@ -134,14 +139,42 @@ def launch(call: Any, candidates: Sequence[Any], zeros: Sequence[Sequence[int]],
                 constexprs=frozenset(p.name for p in fn.params if p.is_constexpr), zero=tuple(zeros[i]),
                 aliases=dict(call.aliases), inputs=tuple(call.inputs), results=tuple(call.results),
                 debug=bool({**call.ns, **c.variant.kwargs}.get("debug")))
-    plan.key = f"{_PROCESS}-{next(_counter)}"
-    _plans[plan.key] = plan
-    _prim.keep_alive(plan)
+    plan = _intern(plan)
     _ffi.register_cpu_target(TARGET, _execute)
     ops = [jnp.full(a.shape, replaced[k], a.dtype) if k in replaced else a for k, a in enumerate(operands)]
     ffi = jax.ffi.ffi_call(TARGET, [jax.ShapeDtypeStruct(tuple(r.shape), r.dtype) for r in call.results],
                            input_output_aliases=dict(call.aliases) or None, has_side_effect=has_side_effect)
     return list(ffi(*ops, call=plan.key, kernel=kname, **cost_attribute(cost_estimate)))
+
+
+def _frozen(v: Any) -> Any:
+    """v as part of a plan's identity: its value where it has one, else the object itself (kept alive by the
+    plan, so its id is never another's)."""
+    if isinstance(v, _c.ArgArray):
+        return ("array", _frozen(v.dtype), v.nbytes, _frozen(v.leaf))
+    if isinstance(v, (tuple, list)):
+        return (type(v).__name__, tuple(_frozen(x) for x in v))
+    try:
+        hash(v)
+    except TypeError:
+        return ("object", id(v))
+    return (type(v), v)
+
+
+def _intern(plan: Plan) -> Plan:
+    """The process's plan equal to this one, or this one, registered under a new key."""
+    content = (id(plan.fn), plan.kname, plan.grid, tuple((k, _frozen(v)) for k, v in sorted(plan.args.items())),
+               plan.constexprs, plan.zero, tuple(sorted(plan.aliases.items())), _frozen(plan.inputs),
+               _frozen(plan.results), plan.debug)
+    with _plans_lock:
+        known = _interned.get(content)
+        if known is not None:
+            return known
+        plan.key = f"{_PROCESS}-{next(_counter)}"
+        plan.content = content        # holds what the ids in it name
+        _interned[content] = plan
+        _plans[plan.key] = plan
+        return plan
 
 
 def _log_once(call: Any, c: Any, i: int, n: int) -> None:

@@ -25,7 +25,6 @@ Rules:
 """
 from __future__ import annotations
 
-import contextvars
 import functools
 from typing import Any, Mapping, Optional, Protocol, Sequence
 
@@ -127,27 +126,11 @@ def _batch(args: Sequence[Any], dims: Sequence[Any], *, call: Call, vmap_method:
 batching.primitive_batchers[triton_kernel_call_p] = _batch
 
 
-_module: contextvars.ContextVar[Any] = contextvars.ContextVar("trident_lowering_module", default=None)
-
-
-def keep_alive(obj: Any) -> None:
-    """Keeps obj alive as long as the executable being lowered (an expansion that hands its custom call a
-    Python object by name, such as an interpreted call's plan)."""
-    module = _module.get()
-    if module is None:
-        raise RuntimeError("trident.jax: keep_alive outside the lowering of a triton_kernel_call")
-    module.add_keepalive(obj)
-
-
 def _lowering(platform: str, ctx: Any, *args: Any, call: Call, has_side_effect: bool,
               cost_estimate: Optional[Mapping[str, int]], **_: Any) -> Any:
     def expand(*operands: Any) -> list:
         return call.expand(platform, operands, has_side_effect, cost_estimate)
-    tok = _module.set(ctx.module_context)
-    try:
-        return mlir.lower_fun(expand, multiple_results=True)(ctx, *args)
-    finally:
-        _module.reset(tok)
+    return mlir.lower_fun(expand, multiple_results=True)(ctx, *args)
 
 
 for _platform in PLATFORMS:
