@@ -278,6 +278,9 @@ trd_status_t trd_grid_check(const uint32_t grid[3], const char *kernel);
 void trd_scratch_per_program(const struct trd_meta *m, uint64_t per[2]);
 trd_status_t trd_scratch_need(const uint64_t per[2], uint32_t num_ctas, const uint32_t grid[3], const char *kernel,
                               const char *uri, uint64_t need[2]);
+/* Both at once for an image's metadata (its num_ctas); `where` names the device or image in errors. */
+trd_status_t trd_scratch_of(const struct trd_meta *m, const uint32_t grid[3], const char *kernel, const char *where,
+                            uint64_t need[2]);
 
 /* Checks args against the signature and packs them: values into `storage`
  * (8 bytes a parameter), pointers into params[], sizes into sizes[]. */

@@ -343,17 +343,24 @@ TRD_API trd_status_t trd_kernel_get_info(const trd_kernel_t *k, trd_kernel_info_
     return TRD_OK;
 }
 
+/* The index-th image, for every call that takes an image's index (a kernel has at least one). */
+static trd_status_t target_at(const trd_kernel_t *k, uint32_t index, const struct trd_target **out)
+{
+    if (index >= k->src.ntargets)
+        return trd_error_set(TRD_ERR_NOT_FOUND, "kernel '%s' has %u targets, 0 .. %u: no target %u", k->src.name,
+                             k->src.ntargets, k->src.ntargets - 1, index);
+    *out = &k->src.targets[index];
+    return TRD_OK;
+}
+
 TRD_API trd_status_t trd_kernel_target_info(const trd_kernel_t *k, uint32_t index, trd_target_info_t *info)
 {
     if (!k || !info)
         return trd_error_set(TRD_ERR_INVALID_ARGUMENT, "trd_kernel_target_info: NULL argument");
     trd_status_t st = trd_struct_check(info->struct_size, sizeof(trd_target_info_t), "trd_target_info_t");
-    if (st != TRD_OK)
+    const struct trd_target *t = NULL;
+    if (st != TRD_OK || (st = target_at(k, index, &t)) != TRD_OK)
         return st;
-    if (index >= k->src.ntargets)
-        return trd_error_set(TRD_ERR_NOT_FOUND, "kernel '%s' has %u targets, not %u", k->src.name, k->src.ntargets,
-                             index + 1);
-    const struct trd_target *t = &k->src.targets[index];
     trd_target_info_t full = {
         .struct_size = sizeof full,
         .format = t->format,
@@ -368,6 +375,29 @@ TRD_API trd_status_t trd_kernel_target_info(const trd_kernel_t *k, uint32_t inde
         .warp_size = t->meta.warp_size,
     };
     trd_struct_fill(info, &full, sizeof full);
+    return TRD_OK;
+}
+
+/* No device: the rule of trd_prepared_scratch and trd_kernel_launch (core/scratch.c) for one image. */
+TRD_API trd_status_t trd_kernel_scratch(const trd_kernel_t *k, uint32_t target, const uint32_t grid[3],
+                                        uint64_t *global_bytes, uint64_t *profile_bytes)
+{
+    if (!k || !grid)
+        return trd_error_set(TRD_ERR_INVALID_ARGUMENT, "trd_kernel_scratch: NULL argument");
+    const struct trd_target *t = NULL;
+    trd_status_t st = target_at(k, target, &t);
+    if (st != TRD_OK || (st = trd_grid_check(grid, k->src.name)) != TRD_OK)
+        return st;
+    char where[160];
+    trd_fmt(where, sizeof where, "target %u (%s%s%s)", target, t->meta.backend, *t->meta.arch ? ":" : "",
+            t->meta.arch);
+    uint64_t need[2];
+    if ((st = trd_scratch_of(&t->meta, grid, k->src.name, where, need)) != TRD_OK)
+        return st;
+    if (global_bytes)
+        *global_bytes = need[0];
+    if (profile_bytes)
+        *profile_bytes = need[1];
     return TRD_OK;
 }
 
@@ -584,11 +614,8 @@ TRD_API trd_status_t trd_kernel_launch(trd_kernel_t *k, const trd_launch_t *laun
         return st;
     if (launch->grid[0] == 0 || launch->grid[1] == 0 || launch->grid[2] == 0)
         return TRD_OK;
-    const struct trd_meta *meta = &l->target->meta;
-    uint64_t per[2], need[2];
-    trd_scratch_per_program(meta, per);
-    if ((st = trd_scratch_need(per, meta->num_ctas ? meta->num_ctas : 1, launch->grid, k->src.name, dev->uri,
-                               need)) != TRD_OK)
+    uint64_t need[2];
+    if ((st = trd_scratch_of(&l->target->meta, launch->grid, k->src.name, dev->uri, need)) != TRD_OK)
         return st;
     trd_driver_launch_t dl = {
         .struct_size = sizeof dl,

@@ -39,3 +39,11 @@ trd_status_t trd_scratch_need(const uint64_t per[2], uint32_t num_ctas, const ui
     }
     return TRD_OK;
 }
+
+trd_status_t trd_scratch_of(const struct trd_meta *m, const uint32_t grid[3], const char *kernel, const char *where,
+                            uint64_t need[2])
+{
+    uint64_t per[2];
+    trd_scratch_per_program(m, per);
+    return trd_scratch_need(per, m->num_ctas ? m->num_ctas : 1, grid, kernel, where, need);
+}

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* test_prepared.c: prepared launches and native memory (TRIDENT_1.2), through the public API only. Host kernels
+/* test_prepared.c: prepared launches and native memory (TRIDENT_1.2) and a kernel's scratch sizes without a device
+ * (TRIDENT_1.3), through the public API only. Host kernels
  * (examples/host) run from native pointers and packed parameters on random inputs, every output element checked;
  * parameter descriptions; scratch sizes, overflow-checked (a grid whose scratch bytes wrap 64 bits is refused, not
  * launched with a wrapped size); each refusal of a bad launch; memset/memcpy on native pointers; streams that are
@@ -302,6 +303,108 @@ START_TEST(scratch_sizes_checked)
 }
 END_TEST
 
+/* trd_kernel_scratch (TRIDENT_1.3): each image's scratch from its metadata alone, without a device, by the rule of
+ * trd_prepared_scratch. Two host images of scratch_kernel: 0 runs here (arch ""), 2 CTAs, 12 global bytes aligned to
+ * 16 and 20 profile bytes aligned to 32 a CTA; 1 never does (riscv64), 4 CTAs, 100 global bytes aligned to 64. */
+static const char scratch_meta0[] =
+    "{\"name\":\"scratch_kernel\",\"target\":{\"backend\":\"host\",\"arch\":\"\"},\"num_warps\":1,\"num_ctas\":2,"
+    "\"global_scratch_size\":12,\"global_scratch_align\":16,\"profile_scratch_size\":20,\"profile_scratch_align\":32}";
+static const char scratch_meta1[] =
+    "{\"name\":\"scratch_kernel\",\"target\":{\"backend\":\"host\",\"arch\":\"riscv64\"},\"num_warps\":1,"
+    "\"num_ctas\":4,\"global_scratch_size\":100,\"global_scratch_align\":64}";
+
+START_TEST(kernel_scratch_without_a_device)
+{
+    trd_kernel_t *one = host_kernel("scratch_kernel", "x:*fp32,out:*fp32", NULL);
+    trd_target_info_t ti = {.struct_size = sizeof ti};
+    TU_OK(trd_kernel_target_info(one, 0, &ti));
+    trd_bundle_target_t t[2] = {
+        {.struct_size = sizeof t[0], .format = TRD_FORMAT_HOST_SO, .backend = "host", .arch = "", .image = ti.image,
+         .image_size = ti.size, .metadata = scratch_meta0},
+        {.struct_size = sizeof t[1], .format = TRD_FORMAT_HOST_SO, .backend = "host", .arch = "riscv64",
+         .image = ti.image, .image_size = ti.size, .metadata = scratch_meta1},
+    };
+    void *data;
+    uint64_t size;
+    TU_OK(trd_bundle_write("scratch_kernel", "x:*fp32,out:*fp32", t, 2, &data, &size));
+    trd_kernel_destroy(one);
+    trd_kernel_t *k;
+    trd_kernel_desc_t d = {.struct_size = sizeof d, .data = data, .size = size};
+    TU_OK(trd_kernel_create(rt, &d, &k));
+    trd_free(data);
+
+    /* programs x CTAs x the size rounded up to its alignment */
+    static const struct {
+        uint32_t grid[3];
+        uint64_t want[2][2]; /* [target][global, profile] */
+    } cases[] = {
+        {{1, 1, 1}, {{2 * 16, 2 * 32}, {4 * 128, 0}}},
+        {{7, 1, 1}, {{7 * 2 * 16, 7 * 2 * 32}, {7 * 4 * 128, 0}}},
+        {{10, 2, 3}, {{60 * 2 * 16, 60 * 2 * 32}, {60 * 4 * 128, 0}}},
+        {{0, 5, 1}, {{0, 0}, {0, 0}}},
+        {{1u << 30, 1u << 20, 1}, {{(uint64_t)1 << 55, (uint64_t)1 << 56}, {(uint64_t)1 << 59, 0}}},
+    };
+    trd_prepared_t *p;
+    TU_OK(trd_kernel_prepare(k, host, &p)); /* image 0: the same figures as a prepared launch's */
+    for (size_t c = 0; c < TU_LEN(cases); c++) {
+        for (uint32_t i = 0; i < 2; i++) {
+            uint64_t g = 1, pr = 1;
+            TU_OK(trd_kernel_scratch(k, i, cases[c].grid, &g, &pr));
+            ck_assert_msg(g == cases[c].want[i][0] && pr == cases[c].want[i][1],
+                          "case %zu target %u: %llu global and %llu profile bytes, expected %llu and %llu", c, i,
+                          (unsigned long long)g, (unsigned long long)pr, (unsigned long long)cases[c].want[i][0],
+                          (unsigned long long)cases[c].want[i][1]);
+        }
+        uint64_t g = 1, pr = 1;
+        TU_OK(trd_prepared_scratch(p, cases[c].grid, &g, &pr));
+        ck_assert_uint_eq(g, cases[c].want[0][0]);
+        ck_assert_uint_eq(pr, cases[c].want[0][1]);
+    }
+    trd_prepared_destroy(p);
+    /* either out pointer may be NULL */
+    uint64_t g = 1, pr = 1;
+    TU_OK(trd_kernel_scratch(k, 1, (uint32_t[3]){3, 1, 1}, NULL, NULL));
+    TU_OK(trd_kernel_scratch(k, 0, (uint32_t[3]){3, 1, 1}, NULL, &pr));
+    ck_assert_uint_eq(pr, 3 * 2 * 32);
+    TU_OK(trd_kernel_scratch(k, 1, (uint32_t[3]){3, 1, 1}, &g, NULL));
+    ck_assert_uint_eq(g, 3 * 4 * 128);
+
+    /* each refusal leaves both outputs as they were */
+    g = 7;
+    pr = 9;
+    /* 2^55 programs x 4 CTAs x 128 bytes is 2^64: image 1 only (image 0 needs 2^61) */
+    const uint32_t wraps[3] = {1u << 30, 1u << 25, 1};
+    TU_FAILS(trd_kernel_scratch(k, 1, wraps, &g, &pr), TRD_ERR_LIMIT,
+             "kernel 'scratch_kernel' on target 1 (host:riscv64): grid 1073741824x33554432x1 x 4 CTAs x 128 bytes of "
+             "global scratch a program is more than 2^64 bytes");
+    ck_assert(g == 7 && pr == 9);
+    TU_FAILS(trd_kernel_scratch(k, 2, wraps, &g, &pr), TRD_ERR_NOT_FOUND,
+             "kernel 'scratch_kernel' has 2 targets, 0 .. 1: no target 2");
+    ck_assert(g == 7 && pr == 9);
+    /* the index as given, not one past it (trd_kernel_target_info said "not 0" for UINT32_MAX) */
+    TU_FAILS(trd_kernel_scratch(k, UINT32_MAX, wraps, &g, &pr), TRD_ERR_NOT_FOUND, "no target 4294967295");
+    trd_target_info_t keep = ti;
+    TU_FAILS(trd_kernel_target_info(k, UINT32_MAX, &ti), TRD_ERR_NOT_FOUND, "0 .. 1: no target 4294967295");
+    ck_assert_mem_eq(&ti, &keep, sizeof ti);
+    TU_FAILS(trd_kernel_scratch(k, 0, (uint32_t[3]){1, 0x80000000u, 1}, &g, &pr), TRD_ERR_INVALID_ARGUMENT,
+             "kernel 'scratch_kernel': grid 1x2147483648x1 has 2147483648 programs along y, more than 2^31-1");
+    ck_assert(g == 7 && pr == 9);
+    TU_FAILS(trd_kernel_scratch(k, 0, (uint32_t[3]){INT32_MAX, INT32_MAX, 3}, &g, &pr), TRD_ERR_INVALID_ARGUMENT,
+             "grid 2147483647x2147483647x3 has more than 2^63-1 programs");
+    ck_assert(g == 7 && pr == 9);
+    TU_FAILS(trd_kernel_scratch(NULL, 0, wraps, &g, &pr), TRD_ERR_INVALID_ARGUMENT, "trd_kernel_scratch: NULL argument");
+    TU_FAILS(trd_kernel_scratch(k, 0, NULL, &g, &pr), TRD_ERR_INVALID_ARGUMENT, "trd_kernel_scratch: NULL argument");
+    ck_assert(g == 7 && pr == 9);
+    trd_kernel_destroy(k);
+
+    /* an image without scratch metadata needs none */
+    k = host_kernel("add_kernel", "x:*fp32,y:*fp32,out:*fp32,n:i32", NULL);
+    TU_OK(trd_kernel_scratch(k, 0, (uint32_t[3]){INT32_MAX, INT32_MAX, 2}, &g, &pr));
+    ck_assert(g == 0 && pr == 0);
+    trd_kernel_destroy(k);
+}
+END_TEST
+
 START_TEST(bad_launches_refused)
 {
     trd_kernel_t *k = host_kernel("add_kernel", "x:*fp32,y:*fp32,out:*fp32,n:i32", NULL);
@@ -490,6 +593,7 @@ static Suite *suite(void)
     tcase_add_test(t, add_from_native_pointers);
     tcase_add_test(t, param_info);
     tcase_add_test(t, scratch_sizes_checked);
+    tcase_add_test(t, kernel_scratch_without_a_device);
     tcase_add_test(t, bad_launches_refused);
     tcase_add_test(t, capturing_and_tensor_maps);
     tcase_add_test(t, event_on_default_stream);

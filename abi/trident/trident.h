@@ -742,6 +742,15 @@ TRD_API trd_status_t trd_kernel_get_info(const trd_kernel_t *kernel, trd_kernel_
 /** Fills info for the index-th image; TRD_ERR_NOT_FOUND past the end. */
 TRD_API trd_status_t trd_kernel_target_info(const trd_kernel_t *kernel, uint32_t index,
                                             trd_target_info_t *info);
+/** The bytes of global and profile scratch (Triton's two scratch buffers) a launch of `grid` of the kernel's
+ * image `target` (an index as trd_kernel_target_info's) needs, by trd_prepared_scratch's rule (programs x num_ctas
+ * x the per-program size, aligned; 0 when the image uses none) from the image's metadata alone: no device, so a
+ * caller sizes scratch before it chooses one (trident.jax, while it lowers a call). TRD_ERR_INVALID_ARGUMENT for
+ * a NULL kernel or grid or a grid trd_kernel_launch refuses, TRD_ERR_NOT_FOUND for a target past the last (as
+ * trd_kernel_target_info), TRD_ERR_LIMIT when the bytes do not fit 64 bits. Either out pointer may be NULL; both
+ * are written only on success. Thread-safe, no lock, no allocation. Since TRIDENT_1.3. */
+TRD_API trd_status_t trd_kernel_scratch(const trd_kernel_t *kernel, uint32_t target, const uint32_t grid[3],
+                                        uint64_t *global_bytes, uint64_t *profile_bytes);
 /** *supported = 1 when the kernel has an image the device can run, else 0. */
 TRD_API trd_status_t trd_kernel_supports(const trd_kernel_t *kernel, const trd_device_t *device,
                                          int32_t *supported);

@@ -237,6 +237,68 @@ def test_errors_name_kernel_and_argument():
         tj.kernel_call(b"garbage bytes", x, grid=1, out_shape=sds(x))
 
 
+def _scratch_meta(arch, num_ctas, glob, glob_align, prof=0, prof_align=1):
+    return json.dumps({"name": "scratch_kernel", "target": {"backend": "host", "arch": arch}, "num_warps": 1,
+                       "num_ctas": num_ctas, "global_scratch_size": glob, "global_scratch_align": glob_align,
+                       "profile_scratch_size": prof, "profile_scratch_align": prof_align})
+
+
+def test_scratch_bytes_are_libtrident_s(host_kernel):
+    """Kernel.scratch_bytes asks libtrident (trd_kernel_scratch): programs x num_ctas x the size rounded up to its
+    alignment, per target, and each kind's most over the targets without one."""
+    so = host_kernel("scratch_kernel")
+    k = trident.Kernel.combine([
+        trident.Kernel(so, name="scratch_kernel", signature="x:*fp32,out:*fp32",
+                       metadata=_scratch_meta("", 2, 12, 16, 20, 32)),       # 16 and 32 bytes a CTA
+        trident.Kernel(so, name="scratch_kernel", signature="x:*fp32,out:*fp32",
+                       metadata=_scratch_meta("riscv64", 4, 100, 64)),       # 128 bytes a CTA, no profile
+    ])
+    assert k.scratch_bytes((10, 2, 3), target=0) == (60 * 2 * 16, 60 * 2 * 32)
+    assert k.scratch_bytes((10, 2, 3), target=1) == (60 * 4 * 128, 0)
+    assert k.scratch_bytes((10, 2, 3)) == (60 * 4 * 128, 60 * 2 * 32)
+    assert k.scratch_bytes(7) == k.scratch_bytes([7, 1]) == k.scratch_bytes(np.array([7, 1, 1])) == (3584, 448)
+    assert k.scratch_bytes((0, 5)) == (0, 0)
+    # 2^55 programs x 4 CTAs x 128 bytes is 2^64: target 1's bytes do not fit, target 0's (2^60, 2^61) do
+    assert k.scratch_bytes((1 << 30, 1 << 25), target=0) == (1 << 60, 1 << 61)
+    with pytest.raises(trident.TridentError, match=r"kernel 'scratch_kernel' on target 1 \(host:riscv64\): grid "
+                       r"1073741824x33554432x1 x 4 CTAs x 128 bytes of global scratch a program is more than 2\^64 "
+                       r"bytes \[TRD_ERR_LIMIT\]"):
+        k.scratch_bytes((1 << 30, 1 << 25))
+    with pytest.raises(trident.TridentError, match=r"has 2 targets, 0 .. 1: no target 2 \[TRD_ERR_NOT_FOUND\]"):
+        k.scratch_bytes(1, target=2)
+    with pytest.raises(trident.TridentError, match=r"grid 2147483648x1x1 has 2147483648 programs along x"):
+        k.scratch_bytes(2**31)
+    for bad in ((1, 2, 3, 4), (), -1, (2**32,), (1.5,), "12"):
+        with pytest.raises(ValueError, match=r"kernel 'scratch_kernel': grid .* is not 1 to 3 integers"):
+            k.scratch_bytes(bad)
+    with pytest.raises(ValueError, match="target -1 is not an index"):
+        k.scratch_bytes(1, target=-1)
+
+
+@pytest.mark.skipif(jax.default_backend() != "cpu", reason="a host kernel, under CPU JAX")
+def test_kernel_call_scratch_sized_by_libtrident(host_kernel):
+    """kernel_call's scratch result is the bytes libtrident computes (12 bytes aligned to 16, a program), the kernel
+    sums through it; a grid whose scratch does not fit 64 bits, or that has more than 2^63-1 programs, fails the
+    lowering naming the kernel and the grid (Python's copy of the rule asked MLIR for a 2^67-byte result, which
+    failed with a TypeError of its own, and numpy's int64 product of the second grid wrapped negative: that call
+    lowered, with a scratch result of negative size)."""
+    k = trident.Kernel(host_kernel("scratch_kernel"), name="scratch_kernel", signature="x:*fp32,out:*fp32",
+                       metadata=_scratch_meta("", 1, 12, 16))
+    n = 100
+    x = rand(4 * n)
+    assert k.scratch_bytes(n) == (n * 16, 0)
+    f = jax.jit(lambda x, grid: tj.kernel_call(k, x, grid=grid, out_shape=jax.ShapeDtypeStruct((n,), jnp.float32)),
+                static_argnums=1)
+    assert f"tensor<{n * 16}xui8>" in f.lower(x, n).as_text()
+    np.testing.assert_allclose(np.asarray(f(x, n)), np.asarray(x).reshape(n, 4).sum(axis=1), rtol=1e-6)
+    top = 2**31 - 1
+    with pytest.raises(tj.KernelCallError, match=rf"kernel 'scratch_kernel' on target 0 \(host\): grid {top}x{top}x2 "
+                       r"x 1 CTAs x 16 bytes of global scratch a program is more than 2\^64 bytes"):
+        f.lower(x, (top, top, 2))
+    with pytest.raises(tj.KernelCallError, match=rf"grid {top}x{top}x3 has more than 2\^63-1 programs"):
+        f.lower(x, (top, top, 3))
+
+
 def _raw_call(**attrs):
     """The custom call with attributes made by hand: what the C handler says about bad ones."""
     tj.register()

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ctypes
 import json
+import operator
 import os
 from dataclasses import dataclass, field
 from typing import Any, Optional, Sequence
@@ -280,6 +281,30 @@ class Kernel:
     def launch_params(self) -> list[Param]:
         """The parameters a launch passes (constexpr ones removed)."""
         return [p for p in self.params if not p.is_constexpr]
+
+    def scratch_bytes(self, grid: "int | Sequence[int]", target: Optional[int] = None) -> tuple[int, int]:
+        """The bytes of global and profile scratch (Triton's two scratch buffers) a launch of `grid` (1 to 3
+        dimensions) needs on self.targets[target], or with target None the most any target needs of each:
+        libtrident's trd_kernel_scratch, which computes what a launch checks, from the metadata alone. TridentError
+        for a grid a launch refuses, a target past the last, or bytes past 2^64."""
+        try:
+            dims = (operator.index(grid),)
+        except TypeError:
+            try:
+                dims = tuple(map(operator.index, grid))
+            except TypeError:
+                dims = ()
+        if not 1 <= len(dims) <= 3 or not all(0 <= g < 2**32 for g in dims):  # what a C uint32_t[3] holds
+            raise ValueError(f"kernel '{self.name}': grid {grid!r} is not 1 to 3 integers of 0 .. 2^32-1")
+        if target is not None and not 0 <= operator.index(target) < 2**32:
+            raise ValueError(f"kernel '{self.name}': target {target!r} is not an index of its targets")
+        g = (ctypes.c_uint32 * 3)(*dims, *(1,) * (3 - len(dims)))
+        need = [0, 0]
+        for i in range(len(self.targets)) if target is None else (target,):
+            b, p = ctypes.c_uint64(), ctypes.c_uint64()
+            check(lib().trd_kernel_scratch(self._k, i, g, ctypes.byref(b), ctypes.byref(p)))
+            need = [max(need[0], b.value), max(need[1], p.value)]
+        return need[0], need[1]
 
     def bundle(self) -> bytes:
         """This kernel as a trident bundle (every target, its metadata and the signature)."""

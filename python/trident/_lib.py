@@ -153,6 +153,8 @@ _PROTOTYPES = [
     ("trd_kernel_destroy", None, [ctypes.c_void_p]),
     ("trd_kernel_get_info", c_status, [ctypes.c_void_p, ctypes.POINTER(KernelInfo)]),
     ("trd_kernel_target_info", c_status, [ctypes.c_void_p, ctypes.c_uint32, ctypes.POINTER(TargetInfo)]),
+    ("trd_kernel_scratch", c_status, [ctypes.c_void_p, ctypes.c_uint32, ctypes.POINTER(ctypes.c_uint32),
+                                      ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_uint64)]),
     ("trd_bundle_write", c_status, [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(BundleTarget), ctypes.c_uint32,
                                     ctypes.POINTER(ctypes.c_void_p), ctypes.POINTER(ctypes.c_uint64)]),
     ("trd_free", None, [ctypes.c_void_p]),

@@ -25,7 +25,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
-from .. import Kernel, Param
+from .. import Kernel, Param, TridentError
 from . import cache as _cache
 from . import primitive as _prim
 from . import protocol as _ffi
@@ -91,22 +91,6 @@ def _as_kernel(kernel: Any) -> Kernel:
     if isinstance(kernel, (bytes, bytearray, str, os.PathLike)):
         return Kernel(kernel)
     raise TypeError(f"kernel must be a trident.Kernel, bundle bytes or a path, not {type(kernel).__name__}")
-
-
-def _align(v: int, a: int) -> int:
-    return (v + a - 1) // a * a if a > 1 else v
-
-
-def _scratch_bytes(kernel: Kernel, grid: Sequence[int], kind: str) -> int:
-    """The most scratch any target of the kernel needs for this grid."""
-    programs = int(np.prod(grid))
-    need = 0
-    for t in kernel.targets:
-        size = int(t.metadata.get(f"{kind}_scratch_size") or 0)
-        if size:
-            align = int(t.metadata.get(f"{kind}_scratch_align") or 1)
-            need = max(need, programs * max(t.num_ctas, 1) * _align(size, align))
-    return need
 
 
 def normalize_grid(grid: Any) -> tuple:
@@ -291,11 +275,16 @@ class _Lowered:
 
 
 def _with_scratch(outs: list, launches: Sequence[tuple[Kernel, tuple]]) -> tuple[list[int], list]:
-    """The scratch attribute and the results with scratch buffers appended, sized for the largest need."""
+    """The scratch attribute and the results with scratch buffers appended, sized for the largest need of any
+    launch on any target (libtrident's figures: Kernel.scratch_bytes)."""
+    try:
+        needs = [k.scratch_bytes(g) for k, g in launches]
+    except TridentError as e:
+        raise KernelCallError(e.message) from e
     results = list(outs)
     scratch = [-1, -1]
-    for slot, kind in enumerate(("global", "profile")):
-        need = max(_scratch_bytes(k, g, kind) for k, g in launches)
+    for slot in (0, 1):  # global, profile
+        need = max(n[slot] for n in needs)
         if need:
             scratch[slot] = len(results)
             results.append(jax.ShapeDtypeStruct((need,), jnp.uint8))
