@@ -1148,6 +1148,7 @@ START_TEST(scratch_from_the_streams_arena)
     l.global_scratch = mp;
     TU_OK(trd_kernel_launch(k, &l));
     ck_assert_uint_eq(launched_scratch(5), (uint64_t)(uintptr_t)mp);
+    ck_assert_uint_eq(dbl_launch_count(), 6);
     ck_assert_uint_eq(dbl_calls("cuMemAlloc"), before);
     TU_OK(trd_stream_synchronize(s));
     trd_buffer_free(mine);
