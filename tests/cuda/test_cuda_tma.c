@@ -1163,6 +1163,32 @@ START_TEST(scratch_from_the_streams_arena)
 }
 END_TEST
 
+/* The CUDA driver moves past a first libcuda candidate that opens but lacks the Driver API (drivers/common's
+ * one rule) to the double; with only broken candidates it is skipped, naming each and why. */
+START_TEST(loader_moves_past_a_broken_libcuda)
+{
+    const char *broken = tu_path("%s/tests/common/.libs/vl_full.so", tu_builddir());
+    double_open("cudadouble");
+    const char *module = tu_path("%s/drivers/cuda/.libs/trident_cuda.so", tu_builddir());
+    trd_runtime_t *rt = tu_runtime(module, tu_path("[driver.cuda]\nlibrary = %s:%s\n", broken,
+                                                   double_lib("cudadouble")));
+    trd_device_t *dev;
+    TU_OK(trd_runtime_device_find(rt, "cuda:0", &dev));
+    ck_assert_uint_ge(dbl_calls("cuInit"), 1);
+    trd_runtime_destroy(rt);
+    rt = tu_runtime(module, tu_path("[driver.cuda]\nlibrary = %s:/nonexistent/libcuda.so.1\n", broken));
+    trd_driver_info_t info = {.struct_size = sizeof info};
+    TU_OK(trd_runtime_driver_info(rt, 0, &info));
+    ck_assert_int_eq(info.status, TRD_DRIVER_SKIPPED);
+    ck_assert_msg(strstr(info.reason, broken) && strstr(info.reason, "cuInit") &&
+                      strstr(info.reason, "/nonexistent/libcuda.so.1"),
+                  "%s", info.reason);
+    trd_runtime_destroy(rt);
+    dlclose(dbl.dl);
+    memset(&dbl, 0, sizeof dbl);
+}
+END_TEST
+
 /* CUDA_ERROR_ILLEGAL_ADDRESS, as a kernel that reads outside its buffers causes it: reported by the next
  * synchronize and (CUDA keeps it) by every later call; the messages say what it means, and the launch it fails
  * names the kernel. */
@@ -1257,6 +1283,7 @@ static Suite *suite(void)
     TCase *q = tcase_create("queued");
     tcase_add_test(q, kernel_destroyed_with_launches_queued);
     tcase_add_test(q, scratch_from_the_streams_arena);
+    tcase_add_test(q, loader_moves_past_a_broken_libcuda);
     suite_add_tcase(s, q);
     TCase *f = tcase_create("faults");
     tcase_add_test(f, illegal_address_is_explained);
