@@ -279,8 +279,8 @@ START_TEST(test_scratch_callers)
     /* no arena for the stream: the way out is named, outputs untouched */
     ptr[0] = ptr[1] = 7;
     TU_FAILS(trd_scratch_get(NULL, &global_only, &l, ptr, &held), TRD_ERR_LIMIT,
-             "kernel 'k' on test:0: trident already keeps scratch for 64 streams it does not own: pass "
-             "trd_launch_t.global_scratch");
+             "kernel 'k' on test:0: no scratch arena for this native stream (trident keeps one for each of 64 "
+             "native streams and none for a per-thread default stream");
     ck_assert(ptr[0] == 7 && ptr[1] == 7);
 }
 END_TEST
@@ -420,20 +420,19 @@ START_TEST(test_arena_limits)
 }
 END_TEST
 
-/* Foreign streams: an arena per handle (NULL too), claimed by a launch, only
- * looked up by a synchronize; all of them freed with the set. */
+/* Native streams: an arena per handle (NULL too), the same one each time;
+ * all of them freed with the set. */
 START_TEST(test_arena_set)
 {
     static trd_arena_set_t set;
     trd_arena_set_init(&set, &fake_mem);
     static char h[2];
-    ck_assert_ptr_null(trd_arena_set_lookup(&set, &h[0]));
     trd_arena_t *a0 = trd_arena_set_find(&set, &h[0]);
     trd_arena_t *an = trd_arena_set_find(&set, NULL);
     ck_assert(a0 && an && a0 != an);
-    ck_assert_ptr_eq(trd_arena_set_lookup(&set, &h[0]), a0);
-    ck_assert_ptr_eq(trd_arena_set_lookup(&set, NULL), an);
-    ck_assert_ptr_null(trd_arena_set_lookup(&set, &h[1]));
+    ck_assert_ptr_eq(trd_arena_set_find(&set, &h[0]), a0);
+    ck_assert_ptr_eq(trd_arena_set_find(&set, NULL), an);
+    ck_assert_ptr_ne(trd_arena_set_find(&set, &h[1]), a0);
     const trd_scratch_spec_t sp = {{8, 0}, {1, 1}, "k"};
     trd_driver_launch_t l = scratch_launch(4096, 0);
     uint64_t p[2];
@@ -448,27 +447,65 @@ START_TEST(test_arena_set)
 }
 END_TEST
 
-/* Launching threads grow one arena while another synchronizes and reclaims:
- * every pointer a launch holds stays allocated until it releases. */
-static trd_arena_t race_arena;
-static atomic_int race_bad;
+/* Launching threads grow one arena while another synchronizes it, with the
+ * device's queue modelled: a launch queues the block it got (after which it
+ * releases the arena); a synchronize completes what was queued before it.
+ * No block may be freed while a launch holds it or queued work not yet
+ * completed uses it. Each round starts a fresh arena, so that every round
+ * grows (and retires) several times. */
+#define RACE_QUEUE 4096
+static struct {
+    trd_arena_t arena;
+    pthread_mutex_t lock;        /* the queue */
+    uint64_t queued[RACE_QUEUE]; /* a launch's block address; 0 once completed */
+    unsigned nqueued;
+    atomic_int bad, stop;
+} arena_race = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+/* fake_free's check (the fake's lock held): queued work still uses [addr, addr + size). */
+static int race_in_use(uint64_t addr, uint64_t size)
+{
+    pthread_mutex_lock(&arena_race.lock);
+    int used = 0;
+    for (unsigned i = 0; i < arena_race.nqueued && !used; i++)
+        used = arena_race.queued[i] >= addr && arena_race.queued[i] < addr + size;
+    pthread_mutex_unlock(&arena_race.lock);
+    return used;
+}
+
+static void race_free(void *ctx, void *ptr)
+{
+    uint64_t addr = (uint64_t)(uintptr_t)ptr, size = 0;
+    pthread_mutex_lock(&fake.lock);
+    for (int i = 0; i < FAKE_BLOCKS; i++)
+        if (fake.live[i][0] == addr)
+            size = fake.live[i][1];
+    pthread_mutex_unlock(&fake.lock);
+    if (race_in_use(addr, size))
+        atomic_fetch_add(&arena_race.bad, 1);
+    fake_free(ctx, ptr);
+}
+
+static const trd_scratch_mem_t race_mem = {fake_alloc, race_free, &fake};
 
 static void *race_launch(void *arg)
 {
     const trd_scratch_spec_t sp = {{1, 0}, {1, 1}, "k"};
-    for (int i = 0; i < 400; i++) {
-        trd_driver_launch_t l = scratch_launch((uint64_t)(1 + (i * 37 + (int)(intptr_t)arg) % 64) << 14, 0);
+    for (int i = 0; i < 24; i++) {
+        trd_driver_launch_t l = scratch_launch((uint64_t)(1 + i * 4 + (int)(intptr_t)arg) << 14, 0);
         uint64_t p[2];
         trd_arena_t *held;
-        if (trd_scratch_get(&race_arena, &sp, &l, p, &held) != TRD_OK) {
-            atomic_fetch_add(&race_bad, 1);
+        if (trd_scratch_get(&arena_race.arena, &sp, &l, p, &held) != TRD_OK) {
+            atomic_fetch_add(&arena_race.bad, 1);
             continue;
         }
-        if (!fake_holds(p[0], l.global_scratch_bytes))
-            atomic_fetch_add(&race_bad, 1);
         sched_yield();
         if (!fake_holds(p[0], l.global_scratch_bytes))
-            atomic_fetch_add(&race_bad, 1);
+            atomic_fetch_add(&arena_race.bad, 1);
+        pthread_mutex_lock(&arena_race.lock); /* the kernel is queued, then the arena released */
+        if (arena_race.nqueued < RACE_QUEUE)
+            arena_race.queued[arena_race.nqueued++] = p[0];
+        pthread_mutex_unlock(&arena_race.lock);
         trd_arena_release(held);
     }
     return NULL;
@@ -476,29 +513,39 @@ static void *race_launch(void *arg)
 
 static void *race_sync(void *arg)
 {
-    atomic_int *stop = arg;
-    while (!atomic_load(stop))
-        trd_arena_reclaim_end(&race_arena, trd_arena_reclaim_begin(&race_arena), 1);
+    (void)arg;
+    while (!atomic_load(&arena_race.stop)) {
+        trd_scratch_block_t *r = trd_arena_reclaim_begin(&arena_race.arena);
+        pthread_mutex_lock(&arena_race.lock); /* the vendor's synchronize: what is queued by now completes */
+        arena_race.nqueued = 0;
+        pthread_mutex_unlock(&arena_race.lock);
+        trd_arena_reclaim_end(&arena_race.arena, r, 1);
+        sched_yield();
+    }
     return NULL;
 }
 
 START_TEST(test_arena_race)
 {
-    trd_arena_init(&race_arena, &fake_mem);
-    atomic_store(&race_bad, 0);
-    atomic_int stop = 0;
-    pthread_t th[4], sync;
-    ck_assert_int_eq(pthread_create(&sync, NULL, race_sync, &stop), 0);
-    for (int t = 0; t < 4; t++)
-        ck_assert_int_eq(pthread_create(&th[t], NULL, race_launch, (void *)(intptr_t)t), 0);
-    for (int t = 0; t < 4; t++)
-        pthread_join(th[t], NULL);
-    atomic_store(&stop, 1);
-    pthread_join(sync, NULL);
-    ck_assert_int_eq(atomic_load(&race_bad), 0);
-    ck_assert_uint_eq(atomic_load(&race_arena.users), 0);
-    trd_arena_fini(&race_arena);
-    ck_assert_uint_eq(fake_live(), 0);
+    atomic_store(&arena_race.bad, 0);
+    for (int round = 0; round < 20; round++) {
+        trd_arena_init(&arena_race.arena, &race_mem);
+        arena_race.nqueued = 0;
+        atomic_store(&arena_race.stop, 0);
+        pthread_t th[3], sync;
+        ck_assert_int_eq(pthread_create(&sync, NULL, race_sync, NULL), 0);
+        for (int t = 0; t < 3; t++)
+            ck_assert_int_eq(pthread_create(&th[t], NULL, race_launch, (void *)(intptr_t)t), 0);
+        for (int t = 0; t < 3; t++)
+            pthread_join(th[t], NULL);
+        atomic_store(&arena_race.stop, 1);
+        pthread_join(sync, NULL);
+        ck_assert_uint_eq(atomic_load(&arena_race.arena.users), 0);
+        arena_race.nqueued = 0; /* the stream's work is done: then the arena goes */
+        trd_arena_fini(&arena_race.arena);
+        ck_assert_uint_eq(fake_live(), 0);
+    }
+    ck_assert_int_eq(atomic_load(&arena_race.bad), 0);
 }
 END_TEST
 

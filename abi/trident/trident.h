@@ -543,6 +543,14 @@ TRD_API trd_status_t trd_device_matches(const trd_device_t *device, const char *
  *  - trd_stream_destroy with work queued: the call waits for that work, then
  *    releases the stream (a wrapped stream stays the caller's). Events
  *    recorded on it stay valid.
+ *  - Kernel scratch the caller does not pass comes from the stream's arena
+ *    (a trident stream's, wrapped ones too, freed with it), or for a launch
+ *    on a native_stream not wrapped, from the device's arena for that handle
+ *    (kept until the runtime is destroyed, which waits for the device's work
+ *    first; on Level Zero a bare command list's work is the caller's to
+ *    finish by then). A per-thread default stream (CU_STREAM_PER_THREAD,
+ *    hipStreamPerThread) is another stream on each thread and gets none: a
+ *    kernel that needs scratch there fails unless the launch passes it.
  * What the caller owns must live until the work using it has run: host memory
  * a queued copy reads or writes, a wrapped native stream. No object is
  * destroyed while another thread is inside a call that uses it, and every

@@ -104,8 +104,10 @@ trd_status_t trd_scratch_get(trd_arena_t *a, const trd_scratch_spec_t *s, const 
                              s->label, l->struct_size, TRD_DRV_ABI_VERSION);
     if (!a)
         return trd_drv_error(TRD_ERR_LIMIT,
-                             "%s: trident already keeps scratch for %d streams it does not own: pass "
-                             "trd_launch_t.global_scratch/profile_scratch, or launch on trident streams",
+                             "%s: no scratch arena for this native stream (trident keeps one for each of %d native "
+                             "streams and none for a per-thread default stream, which is another stream on each "
+                             "thread): pass the launch's global_scratch/profile_scratch, or launch on a trident "
+                             "stream (trd_stream_wrap)",
                              s->label, TRD_SLOT_MAP_SLOTS);
     uint64_t bytes[2] = {want[0] ? l->global_scratch_bytes : 0, want[1] ? l->profile_scratch_bytes : 0};
     uint64_t align = 1;
@@ -190,12 +192,6 @@ void trd_arena_set_init(trd_arena_set_t *s, const trd_scratch_mem_t *mem)
 trd_arena_t *trd_arena_set_find(trd_arena_set_t *s, const void *h)
 {
     int i = trd_slot_map_find(&s->map, h);
-    return i < 0 ? NULL : &s->arena[i];
-}
-
-trd_arena_t *trd_arena_set_lookup(trd_arena_set_t *s, const void *h)
-{
-    int i = trd_slot_map_lookup(&s->map, h);
     return i < 0 ? NULL : &s->arena[i];
 }
 

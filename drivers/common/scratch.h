@@ -5,9 +5,12 @@
  * How many bytes a launch needs is the core's figure (trd_driver_launch_t's
  * global/profile_scratch_bytes, computed once and overflow-checked). Where
  * the caller passed no scratch, the launch takes it from the arena of its
- * stream: a trident stream has its own; a stream trident does not own gets
- * one of the device's trd_arena_set_t (claimed by its handle on first use,
- * kept until the device closes).
+ * stream: a trident stream (its own or a wrapped native one) has its own; a
+ * native stream launched on unwrapped gets one of the device's
+ * trd_arena_set_t (claimed by its handle on first use, kept until the device
+ * closes, after its queued work: a handle may name another stream later, so
+ * nothing of it is freed before). A per-thread default stream, another
+ * stream on each thread, gets none.
  *
  * Lifetime policy:
  *   - An arena keeps one current block. Launches that fit reuse it: one
@@ -22,8 +25,8 @@
  *     next synchronize. Growth doubles, so what waits is less than what is
  *     current.
  *   - Everything goes at trd_arena_fini, once the stream's work is done
- *     (stream destroy after its synchronize; device close after draining the
- *     foreign streams' work).
+ *     (stream destroy after its synchronize, wrapped streams too; device
+ *     close for the set, after draining the device's work).
  *
  * Layout of one launch's scratch: global at the block's base, profile after
  * it at its alignment (never the same memory: a kernel with both would
@@ -93,8 +96,8 @@ static inline int trd_scratch_wanted(const trd_scratch_spec_t *s, const trd_driv
 
 /* The launch path. ptr[0] global, ptr[1] profile: the caller's pointer where
  * given, else arena memory (a grown where too small), 0 where the kernel uses
- * none. a NULL: the stream has no arena (every slot of the set is taken), an
- * error naming the way out. On TRD_OK with *held set, the caller calls
+ * none. a NULL: the stream has no arena (every slot of the set is taken, or
+ * a per-thread default stream), an error naming the way out. On TRD_OK with *held set, the caller calls
  * trd_arena_release(*held) once the kernel is queued or has failed to be.
  * Outputs are written only on success. */
 trd_status_t trd_scratch_get(trd_arena_t *a, const trd_scratch_spec_t *s, const trd_driver_launch_t *l,
@@ -117,8 +120,6 @@ void trd_arena_fini(trd_arena_t *a);
 void trd_arena_set_init(trd_arena_set_t *s, const trd_scratch_mem_t *mem);
 /* The arena of native handle h (NULL, a default stream, is a handle too), claimed on first use; NULL when full. */
 trd_arena_t *trd_arena_set_find(trd_arena_set_t *s, const void *h);
-/* As trd_arena_set_find, without claiming: NULL when h has none (a synchronize of a stream that never needed one). */
-trd_arena_t *trd_arena_set_lookup(trd_arena_set_t *s, const void *h);
 void trd_arena_set_fini(trd_arena_set_t *s);
 
 #endif /* TRD_DRIVERS_COMMON_SCRATCH_H */

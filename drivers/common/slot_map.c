@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* slot_map.c: trd_slot_map_find/lookup (slot_map.h): open addressing from the
+/* slot_map.c: trd_slot_map_find (slot_map.h): open addressing from the
  * handle's hash, so that a handle is usually found at its first probe. */
 #include "drivers/common/slot_map.h"
 
@@ -9,7 +9,7 @@ void trd_slot_map_init(trd_slot_map_t *m)
         atomic_init(&m->key[i], 0);
 }
 
-static int slot_map_probe(trd_slot_map_t *m, const void *handle, int claim)
+int trd_slot_map_find(trd_slot_map_t *m, const void *handle)
 {
     /* 0 marks a free slot: the NULL handle gets a key no pointer has */
     uintptr_t key = handle ? (uintptr_t)handle : UINTPTR_MAX;
@@ -18,8 +18,6 @@ static int slot_map_probe(trd_slot_map_t *m, const void *handle, int claim)
         int at = (int)((start + (unsigned)i) % TRD_SLOT_MAP_SLOTS);
         uintptr_t cur = atomic_load_explicit(&m->key[at], memory_order_acquire);
         if (!cur) {
-            if (!claim)
-                return -1; /* keys are never removed: a handle is before the first free slot */
             uintptr_t expected = 0;
             if (atomic_compare_exchange_strong_explicit(&m->key[at], &expected, key, memory_order_acq_rel,
                                                         memory_order_acquire))
@@ -30,14 +28,4 @@ static int slot_map_probe(trd_slot_map_t *m, const void *handle, int claim)
             return at;
     }
     return -1;
-}
-
-int trd_slot_map_find(trd_slot_map_t *m, const void *handle)
-{
-    return slot_map_probe(m, handle, 1);
-}
-
-int trd_slot_map_lookup(trd_slot_map_t *m, const void *handle)
-{
-    return slot_map_probe(m, handle, 0);
 }

@@ -21,7 +21,5 @@ void trd_slot_map_init(trd_slot_map_t *m);
 /* The slot of handle (NULL, a default stream, is a handle like any other),
  * claimed on first use; -1 when all TRD_SLOT_MAP_SLOTS are taken by others. */
 int trd_slot_map_find(trd_slot_map_t *m, const void *handle);
-/* The slot of a handle already claimed, or -1; claims nothing. */
-int trd_slot_map_lookup(trd_slot_map_t *m, const void *handle);
 
 #endif /* TRD_DRIVERS_COMMON_SLOT_MAP_H */

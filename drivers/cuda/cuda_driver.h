@@ -47,14 +47,14 @@ struct cuda_device {
     int cooperative;
     int cluster;
     trd_scratch_mem_t scratch_mem;  /* cuda_mem_alloc, cuda_scratch_free on this device */
-    trd_arena_set_t foreign;    /* scratch of streams trident does not own (wrapped ones too) */
+    trd_arena_set_t foreign;    /* scratch of native streams launched on unwrapped, until the device closes */
 };
 
 struct cuda_stream {
     struct cuda_device *dev;
     CUstream s;
-    int wrapped;                /* a caller's: its scratch is in dev->foreign */
-    trd_arena_t arena;          /* an owned stream's scratch */
+    int wrapped;                /* a caller's CUstream */
+    trd_arena_t arena;          /* its scratch */
 };
 
 struct cuda_module {
@@ -101,7 +101,8 @@ void cuda_ctx_drain(struct cuda_device *d, const char *why);
 
 /* trd_scratch_mem_t's free (memory.c; its alloc is cuda_mem_alloc). */
 void cuda_scratch_free(void *device, void *ptr);
-/* The scratch arena of a launch's stream: an owned stream's, else the foreign set's for the handle (NULL: full). */
+/* The scratch arena of a launch's stream: a trident stream's own, else the foreign set's for the native handle
+ * (NULL: the set is full, or CU_STREAM_PER_THREAD). */
 trd_arena_t *cuda_stream_arena(struct cuda_device *d, struct cuda_stream *cs, CUstream s);
 
 trd_status_t cuda_module_load(void *device, const trd_driver_module_desc_t *desc, void **out, trd_load_info_t *info);

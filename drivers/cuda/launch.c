@@ -8,7 +8,9 @@
 
 trd_arena_t *cuda_stream_arena(struct cuda_device *d, struct cuda_stream *cs, CUstream s)
 {
-    return cs && !cs->wrapped ? &cs->arena : trd_arena_set_find(&d->foreign, s);
+    if (s == CU_STREAM_PER_THREAD) /* another stream on each thread: no one arena can serve it */
+        return NULL;
+    return cs ? &cs->arena : trd_arena_set_find(&d->foreign, s);
 }
 
 trd_status_t cuda_launch(void *module, void *stream, void *native, const trd_driver_launch_t *l)

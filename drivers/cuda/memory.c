@@ -39,10 +39,15 @@ void cuda_scratch_free(void *device, void *ptr)
 {
     struct cuda_device *d = device;
     struct cuda_ctx_scope sc;
-    if (cuda_ctx_enter(d, &sc) != TRD_OK)
+    if (cuda_ctx_enter(d, &sc) != TRD_OK) {
+        trd_drv_log(TRD_LOG_WARN, "cuda:%d: scratch at %p not freed: its context could not be entered", d->ordinal,
+                    ptr);
         return;
-    d->api->cuMemFree((CUdeviceptr)(uintptr_t)ptr);
+    }
+    CUresult r = d->api->cuMemFree((CUdeviceptr)(uintptr_t)ptr);
     cuda_ctx_leave(d, &sc);
+    if (r != CUDA_SUCCESS)
+        trd_drv_log(TRD_LOG_WARN, "cuda:%d: cuMemFree of scratch at %p failed (CUresult %d)", d->ordinal, ptr, (int)r);
 }
 
 CUstream cuda_stream_of(void *stream)

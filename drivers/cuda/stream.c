@@ -12,6 +12,7 @@ static trd_status_t stream_new(struct cuda_device *d, CUstream native, void **ou
     if (!s)
         return trd_drv_error(TRD_ERR_NO_MEMORY, "out of memory");
     s->dev = d;
+    trd_arena_init(&s->arena, &d->scratch_mem);
     if (native) {
         s->s = native;
         s->wrapped = 1;
@@ -25,10 +26,10 @@ static trd_status_t stream_new(struct cuda_device *d, CUstream native, void **ou
         CUresult r = d->api->cuStreamCreate(&s->s, CU_STREAM_NON_BLOCKING);
         cuda_ctx_leave(d, &sc);
         if (r != CUDA_SUCCESS) {
+            trd_arena_fini(&s->arena);
             free(s);
             return cuda_error(d->api, r, "cuStreamCreate on cuda:%d", d->ordinal);
         }
-        trd_arena_init(&s->arena, &d->scratch_mem);
     }
     *out = s;
     return TRD_OK;
@@ -55,12 +56,11 @@ void cuda_stream_destroy(void *stream)
     struct cuda_device *d = s->dev;
     struct cuda_ctx_scope sc;
     if (cuda_ctx_enter(d, &sc) == TRD_OK) {
-        if (!s->wrapped) {
-            /* queued kernels may still use the scratch blocks */
-            d->api->cuStreamSynchronize(s->s);
-            trd_arena_fini(&s->arena);
+        /* queued work (a wrapped stream's too: trident.h's promise) may still use the scratch blocks */
+        d->api->cuStreamSynchronize(s->s);
+        trd_arena_fini(&s->arena);
+        if (!s->wrapped)
             d->api->cuStreamDestroy(s->s);
-        }
         cuda_ctx_leave(d, &sc);
     }
     free(s);
@@ -74,11 +74,9 @@ trd_status_t cuda_stream_sync(void *stream)
     if (st != TRD_OK)
         return st;
     /* the scratch blocks only work queued so far may use go once it is done (drivers/common/scratch.h) */
-    trd_arena_t *a = s->wrapped ? trd_arena_set_lookup(&s->dev->foreign, s->s) : &s->arena;
-    trd_scratch_block_t *retired = a ? trd_arena_reclaim_begin(a) : NULL;
+    trd_scratch_block_t *retired = trd_arena_reclaim_begin(&s->arena);
     CUresult r = s->dev->api->cuStreamSynchronize(s->s);
-    if (a)
-        trd_arena_reclaim_end(a, retired, r == CUDA_SUCCESS);
+    trd_arena_reclaim_end(&s->arena, retired, r == CUDA_SUCCESS);
     cuda_ctx_leave(s->dev, &sc);
     if (r != CUDA_SUCCESS)
         return cuda_error(s->dev->api, r, "cuStreamSynchronize on cuda:%d", s->dev->ordinal);

@@ -64,7 +64,7 @@ struct hip_device {
     int ordinal;
     char uri[24];                 /* "hip:0", for messages */
     trd_scratch_mem_t scratch_mem; /* hip_mem_alloc/free on this device */
-    trd_arena_set_t native;        /* scratch of streams trident does not own (the NULL stream, wrapped ones) */
+    trd_arena_set_t native;        /* scratch of native streams launched on unwrapped (the NULL stream too) */
 };
 
 enum hip_launch_mode { HIP_LAUNCH_PLAIN, HIP_LAUNCH_COOPERATIVE, HIP_LAUNCH_CLUSTER };
@@ -86,7 +86,7 @@ struct hip_stream {
     struct hip_device *dev;
     hipStream_t handle;
     int owned;               /* created here (else wrapped: the caller's) */
-    trd_arena_t arena;       /* owned streams' scratch; wrapped ones use dev->native */
+    trd_arena_t arena;       /* its scratch */
 };
 
 struct hip_event {

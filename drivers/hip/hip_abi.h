@@ -90,6 +90,8 @@ enum {
 };
 
 #define HIP_STREAM_NON_BLOCKING 0x1u /* hipStreamNonBlocking */
+/* hipStreamPerThread: the calling thread's default stream, another stream on each thread */
+#define HIP_STREAM_PER_THREAD ((hipStream_t)2)
 #define HIP_EVENT_DEFAULT 0x0u       /* hipEventDefault: timing enabled */
 #define HIP_STREAM_CAPTURE_NONE 0     /* hipStreamCaptureStatusNone (Active 1, Invalidated 2) */
 

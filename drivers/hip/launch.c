@@ -27,10 +27,10 @@ trd_status_t hip_launch(void *module, void *stream, void *native, const trd_driv
      * (drivers/common/scratch.h). */
     uint64_t ptr[2];
     trd_arena_t *held;
-    trd_status_t st = trd_scratch_get(trd_scratch_wanted(&m->scratch, l)
-                                          ? (s && s->owned ? &s->arena : trd_arena_set_find(&dev->native, hs))
-                                          : NULL,
-                                      &m->scratch, l, ptr, &held);
+    trd_arena_t *arena = NULL; /* none for the per-thread stream: another stream on each thread */
+    if (trd_scratch_wanted(&m->scratch, l) && hs != HIP_STREAM_PER_THREAD)
+        arena = s ? &s->arena : trd_arena_set_find(&dev->native, hs);
+    trd_status_t st = trd_scratch_get(arena, &m->scratch, l, ptr, &held);
     if (st != TRD_OK)
         return st;
     void *gs = (void *)(uintptr_t)ptr[0], *ps = (void *)(uintptr_t)ptr[1];

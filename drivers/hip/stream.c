@@ -38,9 +38,21 @@ trd_status_t hip_stream_wrap(void *device, void *native, void **out)
         return trd_drv_error(TRD_ERR_NO_MEMORY, "out of memory");
     s->dev = device;
     s->handle = native;
-    s->owned = 0; /* scratch for it lives in the device's table of foreign streams */
+    s->owned = 0;
+    trd_arena_init(&s->arena, &s->dev->scratch_mem);
     *out = s;
     return TRD_OK;
+}
+
+/* hipStreamSynchronize; a wrapped NULL stream is the current device's default stream. */
+static trd_status_t hip_stream_wait(struct hip_stream *s, hipError_t *e)
+{
+    int prev = -1;
+    trd_status_t st = s->handle ? TRD_OK : hip_device_enter(s->dev, &prev);
+    *e = st == TRD_OK ? s->dev->drv->api.hipStreamSynchronize(s->handle) : HIP_SUCCESS;
+    if (!s->handle && st == TRD_OK)
+        hip_device_leave(s->dev, prev);
+    return st;
 }
 
 void hip_stream_destroy(void *stream)
@@ -48,38 +60,27 @@ void hip_stream_destroy(void *stream)
     struct hip_stream *s = stream;
     if (!s)
         return;
-    if (s->owned) {
-        const struct hip_api *api = &s->dev->drv->api;
-        /* The arena's blocks may be read by queued kernels until then. */
-        hipError_t e = api->hipStreamSynchronize(s->handle);
-        if (e != HIP_SUCCESS)
-            hip_log_failure(s->dev, e, "hipStreamSynchronize before destroying a stream");
-        trd_arena_fini(&s->arena);
-        if ((e = api->hipStreamDestroy(s->handle)) != HIP_SUCCESS)
-            hip_log_failure(s->dev, e, "hipStreamDestroy");
-    }
+    const struct hip_api *api = &s->dev->drv->api;
+    /* queued work (a wrapped stream's too: trident.h's promise) may still use the arena's blocks */
+    hipError_t e;
+    if (hip_stream_wait(s, &e) == TRD_OK && e != HIP_SUCCESS)
+        hip_log_failure(s->dev, e, "hipStreamSynchronize before destroying a stream");
+    trd_arena_fini(&s->arena);
+    if (s->owned && (e = api->hipStreamDestroy(s->handle)) != HIP_SUCCESS)
+        hip_log_failure(s->dev, e, "hipStreamDestroy");
     free(s);
 }
 
 trd_status_t hip_stream_sync(void *stream)
 {
     struct hip_stream *s = stream;
-    const struct hip_api *api = &s->dev->drv->api;
     /* the scratch blocks only work queued so far may use go once it is done (drivers/common/scratch.h) */
-    trd_arena_t *a = s->owned ? &s->arena : trd_arena_set_lookup(&s->dev->native, s->handle);
-    trd_scratch_block_t *retired = a ? trd_arena_reclaim_begin(a) : NULL;
-    /* A wrapped NULL stream is the current device's default stream. */
-    int prev = -1;
-    trd_status_t st = TRD_OK;
-    if (!s->handle)
-        st = hip_device_enter(s->dev, &prev);
-    hipError_t e = st == TRD_OK ? api->hipStreamSynchronize(s->handle) : HIP_SUCCESS;
-    if (!s->handle && st == TRD_OK)
-        hip_device_leave(s->dev, prev);
+    trd_scratch_block_t *retired = trd_arena_reclaim_begin(&s->arena);
+    hipError_t e;
+    trd_status_t st = hip_stream_wait(s, &e);
     if (st == TRD_OK && e != HIP_SUCCESS)
-        st = hip_fail(api, e, "hipStreamSynchronize on %s failed", s->dev->uri);
-    if (a)
-        trd_arena_reclaim_end(a, retired, st == TRD_OK);
+        st = hip_fail(&s->dev->drv->api, e, "hipStreamSynchronize on %s failed", s->dev->uri);
+    trd_arena_reclaim_end(&s->arena, retired, st == TRD_OK);
     return st;
 }
 

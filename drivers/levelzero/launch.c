@@ -54,14 +54,14 @@ static struct zdrv_kslot *zdrv_slot_acquire(struct zdrv_module *m, trd_status_t 
 }
 
 /* The scratch pointers of one launch (drivers/common/scratch.h): the
- * caller's, else the arena of the stream (an owned one's, else the foreign
- * set's for the command list). */
+ * caller's, else the stream's arena (a bare command list's: the device's
+ * for that list). */
 static trd_status_t zdrv_scratch_for(struct zdrv_module *m, struct zdrv_stream *s, ze_command_list_handle_t list,
                                      const trd_driver_launch_t *l, void **gs, void **ps, trd_arena_t **held)
 {
     trd_arena_t *a = NULL;
     if (trd_scratch_wanted(&m->scratch, l))
-        a = s && s->owned ? &s->arena : trd_arena_set_find(&m->dev->foreign, list);
+        a = s ? &s->arena : trd_arena_set_find(&m->dev->foreign, list);
     uint64_t ptr[2];
     trd_status_t st = trd_scratch_get(a, &m->scratch, l, ptr, held);
     if (st == TRD_OK) {

@@ -79,8 +79,8 @@ struct zdrv_device {
     pthread_mutex_t streams_lock;
     struct zdrv_stream *streams;
     trd_scratch_mem_t scratch_mem;  /* zdrv_mem_alloc, zdrv_scratch_free on this device */
-    /* Scratch of command lists trident does not own (wrapped, or passed bare
-     * per launch); a bare list's work must be done when the device closes. */
+    /* Scratch of command lists passed bare per launch (not wrapped), until
+     * the device closes (freed with the blocking policy where offered). */
     trd_arena_set_t foreign;
 };
 
@@ -98,7 +98,7 @@ struct zdrv_stream {
     atomic_int shared;
     ze_event_pool_handle_t pool;
     ze_event_handle_t done;    /* signalled by the barrier stream_sync appends */
-    trd_arena_t arena;         /* an owned stream's scratch; a wrapped list's is in dev->foreign */
+    trd_arena_t arena;         /* its scratch */
     struct zdrv_stream *next;  /* in dev->streams */
 };
 

@@ -52,7 +52,11 @@ void zdrv_mem_free(void *device, void *ptr)
 void zdrv_scratch_free(void *device, void *ptr)
 {
     struct zdrv_device *dev = device;
-    ze_result_t r = dev->api->zeMemFree(dev->ctx, ptr);
+    /* blocking where offered: a bare command list's work is the caller's, and may not be done at device close */
+    ze_memory_free_ext_desc_t fd = {.stype = ZE_STRUCTURE_TYPE_MEMORY_FREE_EXT_DESC,
+                                    .freePolicy = ZE_DRIVER_MEMORY_FREE_POLICY_EXT_FLAG_BLOCKING_FREE};
+    ze_result_t r = dev->info->free_blocking ? dev->api->zeMemFreeExt(dev->ctx, &fd, ptr)
+                                             : dev->api->zeMemFree(dev->ctx, ptr);
     if (r != ZE_RESULT_SUCCESS)
         trd_drv_log(TRD_LOG_WARN, "levelzero:%u: freeing scratch at %p failed: %s (0x%08x)", dev->ordinal, ptr,
                     zdrv_result_name(r), (unsigned)r);

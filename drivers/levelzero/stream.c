@@ -47,8 +47,7 @@ trd_status_t zdrv_stream_new(struct zdrv_device *dev, ze_command_list_handle_t l
         goto fail_event;
     }
     pthread_mutex_init(&s->lock, NULL);
-    if (owned)
-        trd_arena_init(&s->arena, &dev->scratch_mem);
+    trd_arena_init(&s->arena, &dev->scratch_mem);
     pthread_mutex_lock(&dev->streams_lock);
     s->next = dev->streams;
     dev->streams = s;
@@ -129,8 +128,7 @@ void zdrv_stream_free(struct zdrv_stream *s)
     if (zdrv_stream_wait(s) != TRD_OK)
         trd_drv_log(TRD_LOG_WARN, "levelzero: destroying a stream that failed to synchronize");
     pthread_mutex_unlock(&s->lock);
-    if (s->owned)
-        trd_arena_fini(&s->arena);
+    trd_arena_fini(&s->arena);
     api->zeEventDestroy(s->done);
     api->zeEventPoolDestroy(s->pool);
     if (s->owned)
@@ -173,11 +171,9 @@ trd_status_t zdrv_stream_sync(void *stream)
     struct zdrv_stream *s = stream;
     pthread_mutex_lock(&s->lock);
     /* the scratch blocks only work queued so far may use go once it is done (drivers/common/scratch.h) */
-    trd_arena_t *a = s->owned ? &s->arena : trd_arena_set_lookup(&s->dev->foreign, s->list);
-    trd_scratch_block_t *retired = a ? trd_arena_reclaim_begin(a) : NULL;
+    trd_scratch_block_t *retired = trd_arena_reclaim_begin(&s->arena);
     trd_status_t st = zdrv_stream_wait(s);
-    if (a)
-        trd_arena_reclaim_end(a, retired, st == TRD_OK);
+    trd_arena_reclaim_end(&s->arena, retired, st == TRD_OK);
     pthread_mutex_unlock(&s->lock);
     return st;
 }

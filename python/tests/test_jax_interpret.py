@@ -168,6 +168,28 @@ def test_equal_calls_share_one_plan_and_one_lowering():
     assert _call_key(jax.jit(lambda x: copy(x, 64)).lower(rand((96,)))) != first
 
 
+@triton.jit
+def divide_kernel(x_ptr, s, out_ptr, BLOCK: tl.constexpr, C: tl.constexpr):
+    offs = tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs) / s + C)
+
+
+def divide(x, s, c=0):
+    return jt.triton_call(x, s, kernel=divide_kernel, out_shape=x, grid=1, BLOCK=x.size, C=c)
+
+
+def test_values_equal_in_python_but_not_to_the_kernel_are_other_plans():
+    """0.0 and -0.0, 1, 1.0 and True compare equal in Python: one plan for both would run the second call with the
+    first one's value, a silently wrong result."""
+    x = jnp.abs(rand((16,))) + 1.0
+    np.testing.assert_array_equal(jax.jit(lambda x: divide(x, 0.0))(x), np.full(16, np.inf, np.float32))
+    np.testing.assert_array_equal(jax.jit(lambda x: divide(x, -0.0))(x), np.full(16, -np.inf, np.float32))
+    keys = {_call_key(jax.jit(lambda x, c=c: divide(x, 2.0, c)).lower(x)) for c in (1, 1.0, True)}
+    assert len(keys) == 3
+    keys = {_call_key(jax.jit(lambda x, s=s: divide(x, s)).lower(x)) for s in (np.float32(0.0), np.float32(-0.0))}
+    assert len(keys) == 2
+
+
 # --------------------------------------------------------- what it refuses
 
 def test_kernels_referring_to_their_enclosing_function_are_refused():

@@ -1077,8 +1077,9 @@ END_TEST
 
 /* The global scratch of a kernel that needs it (Triton's scratch fixture, 128 bytes a program at 128): from the
  * stream's arena, reused while it fits, replaced when a grid needs more, the old block freed by the next
- * synchronize and not before (the double logs a cuMemFree of memory a queued launch uses); a stream trident
- * does not own has the device's arena for its handle, the same through a wrapper; the caller's is passed. */
+ * synchronize and not before (the double logs a cuMemFree of memory a queued launch uses); a native stream
+ * launched on unwrapped has the device's arena for its handle, freed when the device closes after its work; a
+ * wrapper its own; the per-thread default stream none; the caller's is passed. */
 static uint64_t launched_scratch(unsigned index)
 {
     struct cudadouble_launch l;
@@ -1123,7 +1124,7 @@ START_TEST(scratch_from_the_streams_arena)
     TU_OK(trd_stream_synchronize(s));
     ck_assert_uint_eq(dbl_calls("cuMemFree"), frees + 1);
     check_clean();
-    /* a stream trident does not own: the device's arena for that handle, through a wrapper too */
+    /* a native stream launched on unwrapped: the device's arena for that handle, reused */
     void *native;
     TU_OK(trd_stream_native(other, &native));
     trd_launch_t bare = {.struct_size = sizeof bare, .grid = {10, 1, 1}, .num_args = 3, .args = a, .device = dev,
@@ -1131,13 +1132,22 @@ START_TEST(scratch_from_the_streams_arena)
     TU_OK(trd_kernel_launch(k, &bare));
     uint64_t g2 = launched_scratch(3);
     ck_assert(g2 != 0 && g2 != g1);
+    /* a wrapper has an arena of its own, freed when it is destroyed, which waits for the stream first */
     trd_stream_t *wrapped;
     TU_OK(trd_stream_wrap(dev, native, &wrapped));
     trd_launch_t via = {.struct_size = sizeof via, .grid = {10, 1, 1}, .num_args = 3, .args = a, .stream = wrapped};
     TU_OK(trd_kernel_launch(k, &via));
-    ck_assert_uint_eq(launched_scratch(4), g2);
-    TU_OK(trd_stream_synchronize(wrapped));
+    uint64_t g3 = launched_scratch(4);
+    ck_assert(g3 != 0 && g3 != g2 && g3 != g1);
+    unsigned syncs = dbl_calls("cuStreamSynchronize"), freed = dbl_calls("cuMemFree");
     trd_stream_destroy(wrapped);
+    ck_assert_uint_eq(dbl_calls("cuStreamSynchronize"), syncs + 1);
+    ck_assert_uint_eq(dbl_calls("cuMemFree"), freed + 1);
+    check_clean(); /* not freed under the queued launch */
+    /* the per-thread default stream is another stream on each thread: no arena, the way out named */
+    bare.native_stream = (void *)(uintptr_t)2; /* cuda.h's CU_STREAM_PER_THREAD */
+    TU_FAILS(trd_kernel_launch(k, &bare), TRD_ERR_LIMIT, "none for a per-thread default stream");
+    bare.native_stream = native;
     /* the caller's scratch as given, no allocation */
     trd_buffer_t *mine;
     TU_OK(trd_buffer_alloc(dev, 1000 * 128, &mine));
@@ -1149,6 +1159,8 @@ START_TEST(scratch_from_the_streams_arena)
     TU_OK(trd_kernel_launch(k, &l));
     ck_assert_uint_eq(launched_scratch(5), (uint64_t)(uintptr_t)mp);
     ck_assert_uint_eq(dbl_launch_count(), 6);
+    /* the device closes with a launch on the native stream queued: its arena goes after the device's work */
+    TU_OK(trd_kernel_launch(k, &bare));
     ck_assert_uint_eq(dbl_calls("cuMemAlloc"), before);
     TU_OK(trd_stream_synchronize(s));
     trd_buffer_free(mine);

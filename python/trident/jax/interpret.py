@@ -43,6 +43,7 @@ import dataclasses
 import itertools
 import logging
 import os
+import struct
 import threading
 import traceback
 import uuid
@@ -148,24 +149,41 @@ def launch(call: Any, candidates: Sequence[Any], zeros: Sequence[Sequence[int]],
 
 
 def _frozen(v: Any) -> Any:
-    """v as part of a plan's identity: its value where it has one, else the object itself (kept alive by the
-    plan, so its id is never another's)."""
+    """v as part of a plan's identity, such that two values freeze equal only where they mean the same to the
+    kernel: numbers by their exact type and bits (0.0 and -0.0, 1, 1.0 and True differ), containers and
+    dataclasses (Triton's constexpr and TensorDescriptor, trident's ArgArray and coordinates, JAX's shapes) by
+    their parts, anything else by identity (the plan keeps it alive, so its id is never another's)."""
+    if v is None or type(v) in (bool, int, str, bytes):
+        return (type(v), v)
+    if type(v) is float:
+        return (float, struct.pack("<d", v))
+    if type(v) is complex:
+        return (complex, struct.pack("<dd", v.real, v.imag))
+    if isinstance(v, np.generic):
+        return ("numpy", v.dtype.str, v.tobytes())
+    if isinstance(v, np.dtype):
+        return ("dtype", v.str)
+    if isinstance(v, (tuple, list)):
+        return (type(v), tuple(_frozen(x) for x in v))
+    if isinstance(v, dict):
+        return (type(v), tuple((_frozen(k), _frozen(x)) for k, x in v.items()))
+    if isinstance(v, tl.constexpr):
+        return ("constexpr", _frozen(v.value))
     if isinstance(v, _c.ArgArray):
         return ("array", _frozen(v.dtype), v.nbytes, _frozen(v.leaf))
-    if isinstance(v, (tuple, list)):
-        return (type(v).__name__, tuple(_frozen(x) for x in v))
-    try:
-        hash(v)
-    except TypeError:
-        return ("object", id(v))
-    return (type(v), v)
+    if isinstance(v, jax.ShapeDtypeStruct):
+        return ("shape", tuple(v.shape), np.dtype(v.dtype).str, bool(getattr(v, "weak_type", False)),
+                _frozen(getattr(v, "sharding", None)))
+    if dataclasses.is_dataclass(v) and not isinstance(v, type):
+        return (type(v), tuple((f.name, _frozen(getattr(v, f.name))) for f in dataclasses.fields(v)))
+    return ("object", id(v))
 
 
 def _intern(plan: Plan) -> Plan:
     """The process's plan equal to this one, or this one, registered under a new key."""
-    content = (id(plan.fn), plan.kname, plan.grid, tuple((k, _frozen(v)) for k, v in sorted(plan.args.items())),
-               plan.constexprs, plan.zero, tuple(sorted(plan.aliases.items())), _frozen(plan.inputs),
-               _frozen(plan.results), plan.debug)
+    content = (id(plan.fn), plan.kname, _frozen(plan.grid),
+               tuple((k, _frozen(v)) for k, v in sorted(plan.args.items())), plan.constexprs, _frozen(plan.zero),
+               tuple(sorted(plan.aliases.items())), _frozen(plan.inputs), _frozen(plan.results), plan.debug)
     with _plans_lock:
         known = _interned.get(content)
         if known is not None:
