@@ -169,25 +169,27 @@ def test_equal_calls_share_one_plan_and_one_lowering():
 
 
 @triton.jit
-def divide_kernel(x_ptr, s, out_ptr, BLOCK: tl.constexpr, C: tl.constexpr):
+def offset_kernel(x_ptr, s, out_ptr, BLOCK: tl.constexpr, C: tl.constexpr):
     offs = tl.arange(0, BLOCK)
-    tl.store(out_ptr + offs, tl.load(x_ptr + offs) / s + C)
+    tl.store(out_ptr + offs, (tl.load(x_ptr + offs) + C).to(tl.float32) + s)
 
 
-def divide(x, s, c=0):
-    return jt.triton_call(x, s, kernel=divide_kernel, out_shape=x, grid=1, BLOCK=x.size, C=c)
+def offset(x, c, s=0.0):
+    out = jax.ShapeDtypeStruct(x.shape, jnp.float32)
+    return jt.triton_call(x, s, kernel=offset_kernel, out_shape=out, grid=1, BLOCK=x.size, C=c)
 
 
 def test_values_equal_in_python_but_not_to_the_kernel_are_other_plans():
-    """0.0 and -0.0, 1, 1.0 and True compare equal in Python: one plan for both would run the second call with the
-    first one's value, a silently wrong result."""
-    x = jnp.abs(rand((16,))) + 1.0
-    np.testing.assert_array_equal(jax.jit(lambda x: divide(x, 0.0))(x), np.full(16, np.inf, np.float32))
-    np.testing.assert_array_equal(jax.jit(lambda x: divide(x, -0.0))(x), np.full(16, -np.inf, np.float32))
-    keys = {_call_key(jax.jit(lambda x, c=c: divide(x, 2.0, c)).lower(x)) for c in (1, 1.0, True)}
+    """Python calls constexpr(1) and constexpr(1.0) equal, and 0.0 and -0.0: one plan for both would run the second
+    call with the first one's value, a silently wrong result (int32 arithmetic wraps, float does not)."""
+    x = jnp.full((16,), 2**31 - 1, jnp.int32)
+    np.testing.assert_array_equal(jax.jit(lambda x: offset(x, 1))(x), np.full(16, -2.0**31, np.float32))
+    np.testing.assert_array_equal(jax.jit(lambda x: offset(x, 1.0))(x), np.full(16, 2.0**31, np.float32))
+    keys = {_call_key(jax.jit(lambda x, c=c: offset(x, c)).lower(x)) for c in (1, 1.0, True)}
     assert len(keys) == 3
-    keys = {_call_key(jax.jit(lambda x, s=s: divide(x, s)).lower(x)) for s in (np.float32(0.0), np.float32(-0.0))}
-    assert len(keys) == 2
+    for zero, negative in ((0.0, -0.0), (np.float32(0.0), np.float32(-0.0))):
+        assert (_call_key(jax.jit(lambda x: offset(x, 1, zero)).lower(x)) !=
+                _call_key(jax.jit(lambda x: offset(x, 1, negative)).lower(x)))
 
 
 # --------------------------------------------------------- what it refuses
