@@ -36,7 +36,7 @@ CHAIN = 256
 RUNS = int(os.environ.get("BENCH_XLA_RUNS", "50"))
 PROCESSES = int(os.environ.get("BENCH_XLA_PROCESSES", "3"))   # per setting
 N = 1024
-PATHS = ("trident", "trident.jax", "jax-triton", "xla")
+PATHS = tuple(os.environ.get("BENCH_XLA_PATHS", "trident,trident.jax,jax-triton,xla").split(","))
 HERE = Path(__file__).resolve().parent
 SRC = HERE.parent
 
@@ -111,7 +111,8 @@ def child() -> dict:
 
 
 def ncu() -> int:
-    """Each kernel's GPU time in one child (command buffers on), measured by Nsight Compute."""
+    """Each kernel's GPU time (command buffers on), measured by Nsight Compute: one child per path, so that every
+    profiled kernel is that path's (in one child the first path's launches would fill the profiled count)."""
     import csv
     import io
     import shutil
@@ -119,30 +120,31 @@ def ncu() -> int:
     if tool is None:
         print("SKIP: bench_xla --ncu: no ncu on PATH")
         return 77
-    env = dict(os.environ, XLA_PYTHON_CLIENT_PREALLOCATE="false", BENCH_XLA_RUNS="2")
-    cmd = [tool, "--clock-control", "none", "--graph-profiling", "node", "--metrics", "gpu__time_duration.sum",
-           "-k", "regex:add", "--launch-skip", "64", "--launch-count", "400", "--csv", "--page", "raw",
-           sys.executable, __file__, "--child"]
-    r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900)
-    rows = [ln for ln in r.stdout.splitlines() if ln.startswith('"')]
-    if r.returncode != 0 or not rows:
-        print(f"bench_xla --ncu failed (rc {r.returncode}): {(r.stderr or r.stdout).strip().splitlines()[-3:]}")
-        return 1
-    table = list(csv.DictReader(io.StringIO("\n".join(rows))))
-    by: dict[str, list[float]] = {}
-    for row in table:
-        v = row.get("gpu__time_duration.sum", "").replace(",", "")
-        if v.replace(".", "", 1).isdigit():
-            by.setdefault(row.get("Kernel Name", "?")[:60], []).append(float(v))
-    unit = table[0].get("gpu__time_duration.sum") if table and not by else None
-    print("bench_xla --ncu: each kernel's GPU time (gpu__time_duration, Nsight Compute, command buffers on)\n")
-    print("| kernel | profiled | median | min |\n|---|---|---|---|")
-    for name, v in sorted(by.items()):
-        v.sort()
-        print(f"| {name} | {len(v)} | {v[len(v) // 2]:.0f} ns | {v[0]:.0f} ns |")
-    if unit:
-        print(f"(unparsed values: {unit})")
-    return 0
+    print("bench_xla --ncu: each kernel's GPU time (gpu__time_duration, Nsight Compute, command buffers on; one "
+          "child per path, its first 64 kernel launches skipped)\n")
+    print("| path | kernel | profiled | median | min |\n|---|---|---|---|---|")
+    rc = 0
+    for path in ("trident", "xla", "trident.jax"):
+        env = dict(os.environ, XLA_PYTHON_CLIENT_PREALLOCATE="false", BENCH_XLA_RUNS="2", BENCH_XLA_PATHS=path)
+        cmd = [tool, "--clock-control", "none", "--graph-profiling", "node", "--metrics", "gpu__time_duration.sum",
+               "--launch-skip", "64", "--launch-count", "300", "--csv", "--page", "raw",
+               sys.executable, __file__, "--child"]
+        r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
+        rows = [ln for ln in r.stdout.splitlines() if ln.startswith('"')]
+        if r.returncode != 0 or not rows:
+            print(f"| {path} | ncu failed (rc {r.returncode}): {(r.stderr or r.stdout).strip().splitlines()[-1:]} | | | |")
+            rc = 1
+            continue
+        table = list(csv.DictReader(io.StringIO("\n".join(rows))))
+        by: dict[str, list[float]] = {}
+        for row in table:
+            v = row.get("gpu__time_duration.sum", "").replace(",", "")
+            if v.replace(".", "", 1).isdigit():
+                by.setdefault(row.get("Kernel Name", "?")[:60], []).append(float(v))
+        for name, v in sorted(by.items()):
+            v.sort()
+            print(f"| {path} | {name} | {len(v)} | {v[len(v) // 2]:.0f} ns | {v[0]:.0f} ns |")
+    return rc
 
 
 def main():

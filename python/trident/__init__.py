@@ -254,6 +254,7 @@ class Kernel:
         d.target = target.encode() if target else None
         self._k = ctypes.c_void_p()
         check(L.trd_kernel_create(_runtime(), ctypes.byref(d), ctypes.byref(self._k)))
+        self._destroy = L.trd_kernel_destroy
         info = sized(KernelInfo)
         check(L.trd_kernel_get_info(self._k, ctypes.byref(info)))
         self.name = s(info.name)
@@ -268,9 +269,10 @@ class Kernel:
                                        ctypes.string_at(t.image, t.size)))
 
     def __del__(self):
-        k = getattr(self, "_k", None)
-        if k:
-            lib().trd_kernel_destroy(k)
+        # the function kept at creation: at interpreter shutdown this module's globals may already be None
+        k, destroy = getattr(self, "_k", None), getattr(self, "_destroy", None)
+        if k and destroy:
+            destroy(k)
             self._k = None
 
     def __repr__(self):
