@@ -36,7 +36,8 @@ CHAIN = 256
 RUNS = int(os.environ.get("BENCH_XLA_RUNS", "50"))
 PROCESSES = int(os.environ.get("BENCH_XLA_PROCESSES", "3"))   # per setting
 N = 1024
-PATHS = tuple(os.environ.get("BENCH_XLA_PATHS", "trident,trident.jax,jax-triton,xla").split(","))
+ALL_PATHS = ("trident", "trident.jax", "jax-triton", "xla")
+PATHS = tuple(os.environ.get("BENCH_XLA_PATHS", ",".join(ALL_PATHS)).split(","))   # a subset, for --ncu's children
 HERE = Path(__file__).resolve().parent
 SRC = HERE.parent
 
@@ -148,6 +149,11 @@ def ncu() -> int:
 
 
 def main():
+    unknown = [p for p in PATHS if p not in ALL_PATHS]
+    if unknown:  # an unknown name would otherwise be benchmarked as XLA's add under that name
+        print(f"bench_xla: BENCH_XLA_PATHS={os.environ.get('BENCH_XLA_PATHS')!r}: {', '.join(map(repr, unknown))} "
+              f"is not one of {', '.join(ALL_PATHS)}", file=sys.stderr)
+        sys.exit(2)
     if len(sys.argv) > 1 and sys.argv[1] == "--ncu":
         sys.exit(ncu())
     if len(sys.argv) > 1 and sys.argv[1] == "--child":

@@ -70,10 +70,8 @@ static trd_status_t arena_grow(trd_arena_t *a, uint64_t need, trd_scratch_block_
             nb->addr = (uint64_t)(uintptr_t)p;
             nb->size = size;
             nb->older = NULL;
-            if (b) { /* kernels queued earlier may still use it */
-                b->older = NULL;
+            if (b) /* kernels queued earlier may still use it (a current block has no older) */
                 retire_locked(a, b);
-            }
             atomic_store(&a->current, nb);
             b = nb;
         }

@@ -80,7 +80,7 @@ typedef struct trd_arena {
     const trd_scratch_mem_t *mem;
 } trd_arena_t;
 
-/* The arenas of streams trident does not own, keyed by the vendor's handle. */
+/* The arenas of native streams launched on unwrapped, keyed by the vendor's handle. */
 typedef struct trd_arena_set {
     trd_slot_map_t map;
     trd_arena_t arena[TRD_SLOT_MAP_SLOTS];
@@ -97,9 +97,10 @@ static inline int trd_scratch_wanted(const trd_scratch_spec_t *s, const trd_driv
 /* The launch path. ptr[0] global, ptr[1] profile: the caller's pointer where
  * given, else arena memory (a grown where too small), 0 where the kernel uses
  * none. a NULL: the stream has no arena (every slot of the set is taken, or
- * a per-thread default stream), an error naming the way out. On TRD_OK with *held set, the caller calls
- * trd_arena_release(*held) once the kernel is queued or has failed to be.
- * Outputs are written only on success. */
+ * a per-thread default stream), an error naming the way out. On TRD_OK the
+ * caller calls trd_arena_release(*held) once the kernel is queued or has
+ * failed to be (NULL when no arena was used). Outputs are written only on
+ * success. */
 trd_status_t trd_scratch_get(trd_arena_t *a, const trd_scratch_spec_t *s, const trd_driver_launch_t *l,
                              uint64_t ptr[2], trd_arena_t **held);
 static inline void trd_arena_release(trd_arena_t *held)

@@ -90,7 +90,6 @@ class Plan:
     results: tuple                    # per result: its ShapeDtypeStruct
     debug: bool                       # tl.device_assert checks on
     key: str = ""
-    content: tuple = ()               # what makes two plans one (interpret._intern)
 
 
 _PROCESS = uuid.uuid4().hex[:12]      # an exported call's key means nothing in another process
@@ -189,8 +188,7 @@ def _intern(plan: Plan) -> Plan:
         if known is not None:
             return known
         plan.key = f"{_PROCESS}-{next(_counter)}"
-        plan.content = content        # holds what the ids in it name
-        _interned[content] = plan
+        _interned[content] = plan     # the ids in content name objects this plan holds: never another's
         _plans[plan.key] = plan
         return plan
 
