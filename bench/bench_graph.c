@@ -18,6 +18,18 @@
  *                           capturing stream (exactly what trident's handler does under XLA's trace)
  *   flat capture            the whole chain captured from trd_kernel_launch (kernel nodes again)
  *
+ * A second table times what XLA does on a command-buffer update (when an
+ * allocation a command uses moved since the last execution, e.g. a temporary
+ * buffer at another address): a kernel node of its own gets new parameters
+ * (cuGraphExecKernelNodeSetParams), a custom call is traced again (its handler
+ * runs under stream capture into a new graph) and that graph replaces the
+ * child node's (cuGraphExecChildGraphNodeSetParams). Each replay first updates
+ * every node of the chain, its buffers alternating between two outputs, the
+ * custom-call rows traced from a bare cuLaunchKernel (the least a handler can
+ * do) and from trd_prepared_launch (what trident's handler does). The
+ * difference between those two is the handler's part; between the bare
+ * capture and the kernel node, XLA's way of recording a custom call.
+ *
  *   bench_graph [FIXTURES_DIR]      (default: $TRD_SRCDIR/tests/fixtures/triton/cuda)
  */
 #include <cuda.h>
@@ -36,6 +48,7 @@
 #define CHAIN 256
 #define REPLAYS 200
 #define ROWS 4
+#define UROWS 3
 
 
 static struct {
@@ -54,6 +67,12 @@ static struct {
     CUresult (*graphDestroy)(CUgraph);
     CUresult (*beginCapture)(CUstream, CUstreamCaptureMode);
     CUresult (*endCapture)(CUstream, CUgraph *);
+    CUresult (*launch)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream,
+                       void **, void **);
+    CUresult (*execKernelSet)(CUgraphExec, CUgraphNode, const CUDA_KERNEL_NODE_PARAMS *);
+    CUresult (*execChildSet)(CUgraphExec, CUgraphNode, CUgraph);
+    CUresult (*htod)(CUdeviceptr, const void *, size_t);
+    CUresult (*dtoh)(void *, CUdeviceptr, size_t);
 } cu;
 
 static void load_cu(void)
@@ -85,6 +104,11 @@ static void load_cu(void)
     SYM(graphDestroy, "cuGraphDestroy");
     SYM(beginCapture, "cuStreamBeginCapture_v2");
     SYM(endCapture, "cuStreamEndCapture");
+    SYM(launch, "cuLaunchKernel");
+    SYM(execKernelSet, "cuGraphExecKernelNodeSetParams_v2");
+    SYM(execChildSet, "cuGraphExecChildGraphNodeSetParams");
+    SYM(htod, "cuMemcpyHtoD_v2");
+    SYM(dtoh, "cuMemcpyDtoH_v2");
 #undef SYM
 }
 
@@ -94,6 +118,7 @@ struct setup {
     void **params;
     trd_kernel_t *k;
     trd_launch_t launch;
+    trd_prepared_t *prep;
 };
 
 /* One graph of CHAIN dependent launches, built the way `row` says. */
@@ -134,6 +159,84 @@ static CUgraph build(const struct setup *st, int row)
     return g;
 }
 
+/* ---- updates: the second table ---- */
+
+struct uchain {
+    CUgraph g; /* kept: a node handle the updates name is the instantiated graph's */
+    CUgraphExec ex;
+    CUgraphNode node[CHAIN];
+};
+
+static CUDA_KERNEL_NODE_PARAMS kernel_params(const struct setup *st, void **p)
+{
+    return (CUDA_KERNEL_NODE_PARAMS){.func = st->fn, .gridDimX = 1, .gridDimY = 1, .gridDimZ = 1, .blockDimX = 128,
+                                     .blockDimY = 1, .blockDimZ = 1, .kernelParams = p};
+}
+
+/* A custom call's trace as XLA makes it: the launch captured into a graph of its own; row 1 launches with a bare
+ * cuLaunchKernel, row 2 as trident's handler does (trd_prepared_launch with the packed parameters). */
+static CUgraph trace(const struct setup *st, int row, void **p)
+{
+    CUgraph g;
+    CU(cu.beginCapture(st->s, CU_STREAM_CAPTURE_MODE_THREAD_LOCAL));
+    if (row == 1) {
+        CU(cu.launch(st->fn, 1, 1, 1, 128, 1, 1, 0, st->s, p, NULL));
+    } else {
+        trd_native_launch_t nl = {.struct_size = sizeof nl, .grid = {1, 1, 1}, .num_params = 4, .params = p,
+                                  .native_stream = st->s};
+        CHECK(trd_prepared_launch(st->prep, &nl));
+    }
+    CU(cu.endCapture(st->s, &g));
+    return g;
+}
+
+static void ubuild(const struct setup *st, int row, void **p, struct uchain *c)
+{
+    CU(cu.graphCreate(&c->g, 0));
+    CUDA_KERNEL_NODE_PARAMS kp = kernel_params(st, p);
+    for (int i = 0; i < CHAIN; i++) {
+        const CUgraphNode *dep = i ? &c->node[i - 1] : NULL;
+        if (row == 0) {
+            CU(cu.addKernel(&c->node[i], c->g, dep, i ? 1 : 0, &kp));
+        } else {
+            CUgraph child = trace(st, row, p);
+            CU(cu.addChild(&c->node[i], c->g, dep, i ? 1 : 0, child));
+            CU(cu.graphDestroy(child));
+        }
+    }
+    CU(cu.instantiate(&c->ex, c->g, 0));
+}
+
+/* Every node gets the parameters p: new kernel-node parameters, or a new trace set into the child node. */
+static void uupdate(const struct setup *st, int row, void **p, struct uchain *c)
+{
+    CUDA_KERNEL_NODE_PARAMS kp = kernel_params(st, p);
+    for (int i = 0; i < CHAIN; i++) {
+        if (row == 0) {
+            CU(cu.execKernelSet(c->ex, c->node[i], &kp));
+        } else {
+            CUgraph child = trace(st, row, p);
+            CU(cu.execChildSet(c->ex, c->node[i], child));
+            CU(cu.graphDestroy(child));
+        }
+    }
+}
+
+/* Exits unless out (n floats) holds x + y and other holds only the fill pattern (the update moved the output). */
+static void check_sum(const char *row, const float *x, const float *y, CUdeviceptr out, CUdeviceptr other, int n)
+{
+    float got[1024], untouched[1024];
+    CU(cu.dtoh(got, out, sizeof(float) * (size_t)n));
+    CU(cu.dtoh(untouched, other, sizeof(float) * (size_t)n));
+    for (int i = 0; i < n; i++) {
+        if (got[i] != x[i] + y[i] || untouched[i] != -7.0f) {
+            fprintf(stderr, "bench_graph: %s: element %d is %g (want %g), the other output's %g (want -7)\n", row, i,
+                    (double)got[i], (double)(x[i] + y[i]), (double)untouched[i]);
+            exit(1);
+        }
+    }
+}
+
 int main(int argc, char **argv)
 {
     const char *src = getenv("TRD_SRCDIR");
@@ -167,13 +270,24 @@ int main(int argc, char **argv)
     CU(cu.modLoad(&mod, cubin));
     CU(cu.getFn(&st.fn, mod, "add_kernel"));
     trd_buffer_t *b;
-    CHECK(trd_buffer_alloc(dev, 4096 * 3, &b));
+    CHECK(trd_buffer_alloc(dev, 4096 * 4, &b));
     void *base;
     CHECK(trd_buffer_address(b, &base));
-    CUdeviceptr x = (CUdeviceptr)(uintptr_t)base, y = x + 4096, o = x + 8192, null = 0;
+    CUdeviceptr x = (CUdeviceptr)(uintptr_t)base, y = x + 4096, o = x + 8192, o2 = x + 12288, null = 0;
     int n = 1000;
-    void *params[6] = {&x, &y, &o, &n, &null, &null};
+    void *params[6] = {&x, &y, &o, &n, &null, &null}, *params2[6] = {&x, &y, &o2, &n, &null, &null};
+    void **pset[2] = {params, params2};
     st.params = params;
+    static float hx[1000], hy[1000], fill[1000];
+    srand(7);
+    for (int i = 0; i < n; i++) {
+        hx[i] = (float)rand() / (float)RAND_MAX * 2.0f - 1.0f;
+        hy[i] = (float)rand() / (float)RAND_MAX * 2.0f - 1.0f;
+        fill[i] = -7.0f;
+    }
+    CU(cu.htod(x, hx, sizeof hx));
+    CU(cu.htod(y, hy, sizeof hy));
+    CHECK(trd_kernel_prepare(st.k, dev, &st.prep));
     trd_arg_t args[4] = {trd_arg_ptr((void *)(uintptr_t)x), trd_arg_ptr((void *)(uintptr_t)y),
                          trd_arg_ptr((void *)(uintptr_t)o), trd_arg_int(n)};
     st.launch = (trd_launch_t){.struct_size = sizeof st.launch, .grid = {1, 1, 1}, .num_args = 4, .args = args,
@@ -188,27 +302,81 @@ int main(int argc, char **argv)
         CU(cu.instantiate(&ex[r], g, 0));
         CU(cu.graphDestroy(g));
     }
-    static double t[ROWS][REPLAYS];
+    static double t[ROWS][REPLAYS], tl[ROWS][REPLAYS];
     for (int round = 0; round < 2; round++) /* round 0 warms up */
         for (int i = 0; i < REPLAYS; i++)
             for (int k = 0; k < ROWS; k++) {
                 int r = (k + i) % ROWS; /* rotate the order */
                 double t0 = now_us();
                 CU(cu.graphLaunch(ex[r], st.s));
+                double t1 = now_us();
                 CU(cu.sync(st.s));
                 t[r][i] = (now_us() - t0) / CHAIN;
+                tl[r][i] = (t1 - t0) / CHAIN;
             }
     printf("bench_graph: a CUDA graph of %d dependent launches of a one-program Triton add, %d replays each "
            "(interleaved); per node = replay / %d, median\n\n",
            CHAIN, REPLAYS, CHAIN);
-    printf("| graph holds each launch as | per node | vs kernel nodes |\n|---|---|---|\n");
+    printf("| graph holds each launch as | per node | vs kernel nodes | cuGraphLaunch returned after, per node |\n"
+           "|---|---|---|---|\n");
     double med[ROWS];
     for (int r = 0; r < ROWS; r++) {
         med[r] = median(t[r], REPLAYS);
-        printf("| %s | %.3f us | %.3f |\n", names[r], med[r], med[r] / med[0]);
+        printf("| %s | %.3f us | %.3f | %.3f us |\n", names[r], med[r], med[r] / med[0], median(tl[r], REPLAYS));
     }
     for (int r = 0; r < ROWS; r++)
         CU(cu.execDestroy(ex[r]));
+
+    static const char *unames[UROWS] = {"kernel nodes: new parameters (XLA's own kernels)",
+                                        "child graphs: traced again from cuLaunchKernel (the least a handler does)",
+                                        "child graphs: traced again from trd_prepared_launch (trident's handler)"};
+    static struct uchain uc[UROWS];
+    for (int r = 0; r < UROWS; r++)
+        ubuild(&st, r, pset[0], &uc[r]);
+    static double tu[UROWS][REPLAYS], tr[UROWS][REPLAYS];
+    for (int round = 0; round < 2; round++)
+        for (int i = 0; i < REPLAYS; i++)
+            for (int k = 0; k < UROWS; k++) {
+                int r = (k + i) % UROWS;
+                double t0 = now_us();
+                uupdate(&st, r, pset[i & 1], &uc[r]);
+                double t1 = now_us();
+                CU(cu.graphLaunch(uc[r].ex, st.s));
+                CU(cu.sync(st.s));
+                tu[r][i] = (t1 - t0) / CHAIN;
+                tr[r][i] = (now_us() - t1) / CHAIN;
+            }
+    /* each row's update takes effect: the output moves to the other buffer */
+    for (int r = 0; r < UROWS; r++)
+        for (int alt = 0; alt < 2; alt++) {
+            CU(cu.htod(o, fill, sizeof fill));
+            CU(cu.htod(o2, fill, sizeof fill));
+            uupdate(&st, r, pset[alt], &uc[r]);
+            CU(cu.graphLaunch(uc[r].ex, st.s));
+            CU(cu.sync(st.s));
+            check_sum(unames[r], hx, hy, alt ? o2 : o, alt ? o : o2, n);
+        }
+    printf("\nupdates: before each replay every node of the chain is updated (its output alternating between two "
+           "buffers), as XLA updates a command buffer whose allocations moved; per node, median of %d; outputs "
+           "checked\n\n",
+           REPLAYS);
+    printf("| each update of a node | update, per node | replay after it, per node | update + replay | vs kernel "
+           "nodes |\n|---|---|---|---|---|\n");
+    double mu[UROWS], mrp[UROWS];
+    for (int r = 0; r < UROWS; r++) {
+        mu[r] = median(tu[r], REPLAYS);
+        mrp[r] = median(tr[r], REPLAYS);
+        printf("| %s | %.3f us | %.3f us | %.3f us | %.3f |\n", unames[r], mu[r], mrp[r], mu[r] + mrp[r],
+               (mu[r] + mrp[r]) / (mu[0] + mrp[0]));
+    }
+    printf("\nper custom call, XLA's tracing over its own kernel node: %+.3f us; trident's handler over a bare "
+           "launch: %+.3f us\n",
+           mu[1] + mrp[1] - mu[0] - mrp[0], mu[2] + mrp[2] - mu[1] - mrp[1]);
+    for (int r = 0; r < UROWS; r++) {
+        CU(cu.execDestroy(uc[r].ex));
+        CU(cu.graphDestroy(uc[r].g));
+    }
+    trd_prepared_destroy(st.prep);
     trd_buffer_free(b);
     trd_kernel_destroy(st.k);
     free(cubin);

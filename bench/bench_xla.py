@@ -2,13 +2,17 @@
 # SPDX-License-Identifier: Apache-2.0
 """bench_xla: the cost of one kernel call inside jax.jit, on a GPU.
 
-A jitted chain of 256 calls of a tiny Triton add (one program of 1024
-elements, 4 warps) through trident.jax.kernel_call (the committed sm90
-fixture), through trident.jax.triton_call (compiled from source), through
-jax-triton (jaxlib's triton_kernel_call_ffi) when it is importable, and XLA's
-own add (kept unfused with optimization_barrier); per-call time = chain time /
-256. With XLA's command buffers (CUDA graphs) on and off: XLA_FLAGS is read at
-start-up, so each setting runs in fresh processes (3 each; BENCH_XLA_PROCESSES). Inside a process
+A jitted chain of 256 calls (BENCH_XLA_CHAIN) of a tiny Triton add (one
+program of 1024 elements, 4 warps) through trident.jax.kernel_call (the
+committed sm90 fixture), through trident.jax.triton_call (compiled from
+source), through jax-triton (jaxlib's triton_kernel_call_ffi) when it is
+importable, through `floor` (the same cubin launched by the least an FFI
+handler can do, bench/ffi_floor.c: what any custom call costs), and XLA's own
+add (kept unfused with optimization_barrier); per-call time = chain time /
+256, and the time until the jitted call returned (XLA has enqueued the
+work). With XLA's command buffers (CUDA graphs) on and off: XLA_FLAGS is read
+at start-up, so each setting runs in fresh processes (3 each;
+BENCH_XLA_PROCESSES). Inside a process
 every path is compiled once and the paths' runs are interleaved (50 rounds,
 the order rotated each round), so that clock and placement drift between
 processes falls on every path alike; a path's figure is the median of its
@@ -17,11 +21,22 @@ over processes.
 
     python3 bench/bench_xla.py            # prints a markdown table
     python3 bench/bench_xla.py --ncu      # the kernels' own GPU time (Nsight Compute), command buffers on
+    python3 bench/bench_xla.py --updates  # XLA's own account of its command-buffer updates
 
---ncu runs one child under ncu (--clock-control none, every kernel node of the
-graphs profiled) and prints each kernel's median gpu__time_duration: whether
-the gap between a custom call and XLA's own add inside a command buffer is the
-kernel itself or how the graph holds it (bench_graph measures the latter).
+--updates runs one child per path with XLA's command-buffer logging on and
+reports what XLA says of its own updates: how often the command buffer was
+updated (an allocation a command uses had moved since the last execution),
+how many commands each update recorded again and skipped, and the time XLA
+measured for each update. XLA updates its own kernels with new kernel-node
+parameters and traces a custom call again (its handler under stream capture,
+a new child graph); bench_graph's second table times both mechanisms alone.
+
+--ncu runs one child per path under ncu (--clock-control none, caches kept,
+every kernel node of the graphs profiled) and prints each kernel's median
+gpu__time_duration and launch configuration: whether the gap between a custom
+call and XLA's own add inside a command buffer is the kernel itself or how the
+graph holds it (bench_graph measures the latter). The profiler runs the nodes
+one at a time, so these are the kernels' durations, not the chain's.
 """
 from __future__ import annotations
 
@@ -32,11 +47,11 @@ import sys
 import time
 from pathlib import Path
 
-CHAIN = 256
+CHAIN = int(os.environ.get("BENCH_XLA_CHAIN", "256"))   # calls per jitted chain
 RUNS = int(os.environ.get("BENCH_XLA_RUNS", "50"))
 PROCESSES = int(os.environ.get("BENCH_XLA_PROCESSES", "3"))   # per setting
 N = 1024
-ALL_PATHS = ("trident", "trident.jax", "jax-triton", "xla")
+ALL_PATHS = ("trident", "trident.jax", "jax-triton", "floor", "xla")
 PATHS = tuple(os.environ.get("BENCH_XLA_PATHS", ",".join(ALL_PATHS)).split(","))   # a subset, for --ncu's children
 HERE = Path(__file__).resolve().parent
 SRC = HERE.parent
@@ -71,12 +86,39 @@ def build(which: str, sds):
                 x = jt.triton_call(x, y, N, kernel=kernels.add_out_kernel, out_shape=sds, grid=(1,), BLOCK=1024,
                                    num_warps=4)
             return x
+    elif which == "floor":
+        # the same kernel through the least an FFI handler can do (bench/ffi_floor.c): the yardstick of what XLA
+        # does for any custom call
+        import ctypes
+        lib = ctypes.CDLL(str(floor_module()))
+        jax.devices()  # XLA's client first: the module goes into its (primary) context
+        cubin = SRC / "tests" / "fixtures" / "triton" / "cuda" / "add_out" / "add_out_kernel.cubin"
+        rc = lib.ffi_floor_load(str(cubin).encode(), b"add_out_kernel", N, 4, 0)
+        if rc:
+            why = "no libcuda.so.1, or the cubin cannot be read" if rc == -1 else f"CUresult {rc}"
+            raise RuntimeError(f"ffi_floor_load({cubin}): {why}")
+        jax.ffi.register_ffi_target("bench_ffi_floor_add", jax.ffi.pycapsule(lib.ffi_floor_add), platform="CUDA")
+        add = jax.ffi.ffi_call("bench_ffi_floor_add", sds)
+
+        def chain(x, y):
+            for _ in range(CHAIN):
+                x = add(x, y)
+            return x
     else:
         def chain(x, y):
             for _ in range(CHAIN):
                 x = jax.lax.optimization_barrier(x + y)
             return x
     return jax.jit(chain)
+
+
+def floor_module() -> Path:
+    """bench/ffi_floor.so of the build (TRD_BUILDDIR, else ./build)."""
+    build = Path(os.environ.get("TRD_BUILDDIR", SRC / "build"))
+    path = build / "bench" / ".libs" / "ffi_floor.so"
+    if not path.exists():
+        raise FileNotFoundError(f"{path}: build with CUDA and XLA (the floor path's module)")
+    return path
 
 
 def child() -> dict:
@@ -101,19 +143,34 @@ def child() -> dict:
             f(x, y).block_until_ready()
         fns[which] = f
     times = {w: [] for w in fns}
+    dispatch = {w: [] for w in fns}
     order = list(fns)
-    for r in range(RUNS):
+    for r in range(RUNS if order else 0):
         for which in order[r % len(order):] + order[:r % len(order)]:
             t0 = time.perf_counter()
-            fns[which](x, y).block_until_ready()
+            out = fns[which](x, y)
+            t1 = time.perf_counter()  # the call returned: XLA has run (and, if it had to, updated) the command buffer
+            out.block_until_ready()
             times[which].append((time.perf_counter() - t0) / CHAIN * 1e6)
+            dispatch[which].append((t1 - t0) / CHAIN * 1e6)
+            del out
     med = {w: sorted(t)[len(t) // 2] for w, t in times.items()}
-    return {"median_us": med, "max_abs_err": max_err, "errors": errors, "device": str(jax.devices()[0])}
+    dmed = {w: sorted(t)[len(t) // 2] for w, t in dispatch.items()}
+    return {"median_us": med, "dispatch_us": dmed, "max_abs_err": max_err, "errors": errors,
+            "device": str(jax.devices()[0])}
+
+
+NCU_LAUNCH = ("launch__grid_size", "launch__block_size", "launch__registers_per_thread",
+              "launch__shared_mem_per_block_dynamic", "launch__shared_mem_config_size")
 
 
 def ncu() -> int:
     """Each kernel's GPU time (command buffers on), measured by Nsight Compute: one child per path, so that every
-    profiled kernel is that path's (in one child the first path's launches would fill the profiled count)."""
+    profiled kernel is that path's (in one child the first path's launches would fill the profiled count). Caches
+    are not flushed between kernels (--cache-control none), as in the chain, where each kernel reads what the one
+    before it wrote; with the launch configuration each node was given (whether two paths launch the same kernel
+    the same way)."""
+    import collections
     import csv
     import io
     import shutil
@@ -121,30 +178,80 @@ def ncu() -> int:
     if tool is None:
         print("SKIP: bench_xla --ncu: no ncu on PATH")
         return 77
-    print("bench_xla --ncu: each kernel's GPU time (gpu__time_duration, Nsight Compute, command buffers on; one "
-          "child per path, its first 64 kernel launches skipped)\n")
-    print("| path | kernel | profiled | median | min |\n|---|---|---|---|---|")
+    print("bench_xla --ncu: each kernel's GPU time (gpu__time_duration, Nsight Compute, command buffers on, caches "
+          "kept; one child per path, its first 64 kernel launches skipped) and launch configuration (the most common "
+          "value)\n")
+    print("| path | kernel | profiled | median | min | grid | block | registers | dynamic shared | shared config |\n"
+          "|---|---|---|---|---|---|---|---|---|---|")
     rc = 0
-    for path in ("trident", "xla", "trident.jax"):
+    for path in ("trident", "floor", "xla", "trident.jax"):
         env = dict(os.environ, XLA_PYTHON_CLIENT_PREALLOCATE="false", BENCH_XLA_RUNS="2", BENCH_XLA_PATHS=path)
-        cmd = [tool, "--clock-control", "none", "--graph-profiling", "node", "--metrics", "gpu__time_duration.sum",
-               "--launch-skip", "64", "--launch-count", "300", "--csv", "--page", "raw",
-               sys.executable, __file__, "--child"]
+        cmd = [tool, "--clock-control", "none", "--cache-control", "none", "--graph-profiling", "node", "--metrics",
+               ",".join(("gpu__time_duration.sum",) + NCU_LAUNCH), "--launch-skip", "64", "--launch-count", "300",
+               "--csv", "--page", "raw", sys.executable, __file__, "--child"]
         r = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=600)
         rows = [ln for ln in r.stdout.splitlines() if ln.startswith('"')]
         if r.returncode != 0 or not rows:
-            print(f"| {path} | ncu failed (rc {r.returncode}): {(r.stderr or r.stdout).strip().splitlines()[-1:]} | | | |")
+            tail = [ln for ln in (r.stderr or r.stdout).strip().splitlines() if "==PROF==" not in ln][-3:]
+            print(f"| {path} | ncu failed (rc {r.returncode}): {tail} | | | | | | | | |")
             rc = 1
             continue
         table = list(csv.DictReader(io.StringIO("\n".join(rows))))
-        by: dict[str, list[float]] = {}
+        by: dict[str, list[dict]] = {}
         for row in table:
             v = row.get("gpu__time_duration.sum", "").replace(",", "")
             if v.replace(".", "", 1).isdigit():
-                by.setdefault(row.get("Kernel Name", "?")[:60], []).append(float(v))
-        for name, v in sorted(by.items()):
-            v.sort()
-            print(f"| {path} | {name} | {len(v)} | {v[len(v) // 2]:.0f} ns | {v[0]:.0f} ns |")
+                by.setdefault(row.get("Kernel Name", "?")[:60], []).append(row)
+        for name, got in sorted(by.items()):
+            t = sorted(float(g["gpu__time_duration.sum"].replace(",", "")) for g in got)
+            launch = [collections.Counter(g.get(m, "?") for g in got).most_common(1)[0][0] for m in NCU_LAUNCH]
+            print(f"| {path} | {name} | {len(t)} | {t[len(t) // 2]:.0f} ns | {t[0]:.0f} ns | {' | '.join(launch)} |")
+    return rc
+
+
+def updates() -> int:
+    """What XLA logs of its command-buffer updates (TF_CPP_VMODULE), one child per path; the logging slows the
+    runs, so no time here but XLA's own update timer is a figure of this benchmark."""
+    import re
+    pats = {
+        "exec": re.compile(r"Execute command buffer"),
+        "update": re.compile(r"Create/Update command buffer|Update command buffer"),
+        "thunk": re.compile(r"Updated command buffer in (\d+) \S+; num_commands=(\d+)"),
+        "allocs": re.compile(r"updated_allocs=(\d+)"),
+        "cmds": re.compile(r"Updated (\d+) commands in (\d+) \S+ \(skipped (\d+) command updates\)"),
+    }
+    print("bench_xla --updates: XLA's log of its command-buffer updates (command_buffer_thunk at level 3, the command "
+          f"executor at level 1), {RUNS} timed runs + 6 warm-up executions of the {CHAIN}-chain per path\n")
+    print("| path | executions | updates | allocations moved (median) | commands recorded again / skipped (median) | "
+          "XLA's update time (median) | per command recorded again |\n|---|---|---|---|---|---|---|")
+    rc = 0
+    med = lambda v: sorted(v)[len(v) // 2] if v else None  # noqa: E731
+    for path in ("trident", "floor", "xla", "trident.jax"):
+        env = dict(os.environ, XLA_PYTHON_CLIENT_PREALLOCATE="false", BENCH_XLA_PATHS=path, TF_CPP_MIN_LOG_LEVEL="0",
+                   TF_CPP_VMODULE="command_buffer_thunk=3,command_executor=1,command_buffer_cmd=1,"
+                                  "command_buffer_cmd_executor=1")
+        r = subprocess.run([sys.executable, __file__, "--child"], env=env, capture_output=True, text=True, timeout=900)
+        if r.returncode != 0:
+            print(f"| {path} | child failed (rc {r.returncode}): {r.stderr.strip().splitlines()[-1:]} | | | | | |")
+            rc = 1
+            continue
+        res = json.loads(r.stdout.strip().splitlines()[-1])
+        if path in res["errors"]:
+            print(f"| {path} | not run: {res['errors'][path]} | | | | | |")
+            continue
+        found = {k: [m for m in map(p.search, r.stderr.splitlines()) if m] for k, p in pats.items()}
+        if not found["exec"]:
+            sample = [ln for ln in r.stderr.splitlines() if "command buffer" in ln.lower()][:3]
+            print(f"| {path} | XLA logged no command-buffer execution (log lines seen: {sample}) | | | | | |")
+            rc = 1
+            continue
+        upd_us = [int(m.group(1)) for m in found["thunk"]]
+        again = [int(m.group(1)) - int(m.group(3)) for m in found["cmds"]]
+        skipped = [int(m.group(3)) for m in found["cmds"]]
+        allocs = [int(m.group(1)) for m in found["allocs"]]
+        per = (f"{med(upd_us) / med(again):.3f} us" if upd_us and again and med(again) else "-")
+        print(f"| {path} | {len(found['exec'])} | {max(len(found['update']), len(found['thunk']))} | {med(allocs)} | "
+              f"{med(again)} / {med(skipped)} | {med(upd_us)} us | {per} |")
     return rc
 
 
@@ -156,6 +263,8 @@ def main():
         sys.exit(2)
     if len(sys.argv) > 1 and sys.argv[1] == "--ncu":
         sys.exit(ncu())
+    if len(sys.argv) > 1 and sys.argv[1] == "--updates":
+        sys.exit(updates())
     if len(sys.argv) > 1 and sys.argv[1] == "--child":
         print(json.dumps(child()))
         return
@@ -176,10 +285,13 @@ def main():
     print(f"bench_xla {time.strftime('%Y-%m-%d')}: jitted chain of {CHAIN} calls of a {N}-element add; per process "
           f"the median of {RUNS} interleaved runs per path; {PROCESSES} processes per setting")
     dev = next((r["device"] for rs in runs.values() for r in rs), "?")
-    print(f"device: {dev}\n")
-    print("| command buffers | path | per call (median of processes) | per process | vs jax-triton (median of "
-          "per-process ratios) | max abs error |")
-    print("|---|---|---|---|---|---|")
+    print(f"device: {dev}")
+    for cb, why in failures.items():
+        print(f"a child with command buffers {cb} failed: {why}")
+    print()
+    print("| command buffers | path | per call (median of processes) | per process | returned after, per call | "
+          "vs xla | vs jax-triton | max abs error |")
+    print("|---|---|---|---|---|---|---|---|")
 
     def median(v):
         v = sorted(v)
@@ -187,20 +299,22 @@ def main():
 
     for cb in ("on", "off"):
         if not runs[cb]:
-            print(f"| {cb} | - | - | - | - | not run: {failures.get(cb, '?')} |")
+            print(f"| {cb} | - | - | - | - | - | - | not run: {failures.get(cb, '?')} |")
             continue
         for which in PATHS:
             per = [r["median_us"][which] for r in runs[cb] if which in r["median_us"]]
             if not per:
                 why = next((r["errors"][which] for r in runs[cb] if which in r["errors"]), "?")
-                print(f"| {cb} | {which} | - | - | - | not run: {why} |")
+                print(f"| {cb} | {which} | - | - | - | - | - | not run: {why} |")
                 continue
-            ratios = [r["median_us"][which] / r["median_us"]["jax-triton"] for r in runs[cb]
-                      if which in r["median_us"] and "jax-triton" in r["median_us"]]
-            ratio = f"{median(ratios):.2f}" if ratios else "-"
+            def ratio(base):  # the median of the per-process ratios
+                v = [r["median_us"][which] / r["median_us"][base] for r in runs[cb]
+                     if which in r["median_us"] and base in r["median_us"]]
+                return f"{median(v):.2f}" if v else "-"
             err = max(r["max_abs_err"][which] for r in runs[cb] if which in r["max_abs_err"])
-            print(f"| {cb} | {which} | {median(per):.2f} us | {' '.join(f'{v:.2f}' for v in per)} | {ratio} | "
-                  f"{err:.2e} |")
+            disp = median([r["dispatch_us"][which] for r in runs[cb] if which in r["dispatch_us"]])
+            print(f"| {cb} | {which} | {median(per):.2f} us | {' '.join(f'{v:.2f}' for v in per)} | {disp:.2f} us | "
+                  f"{ratio('xla')} | {ratio('jax-triton')} | {err:.2e} |")
 
 
 if __name__ == "__main__":

@@ -10,7 +10,7 @@
 #   scripts/gpu-check.sh [STEP...]     steps: tests demo cli bench bench-cli python xla perf (default: all but
 #                                      bench-cli, which bench includes, and perf)
 #
-# perf (a few minutes): bench_graph, bench_host, first_call, bench_kernels, matmul_spec and bench_xla --ncu,
+# perf (a few minutes): bench_graph, bench_host, first_call, bench_kernels, matmul_spec, bench_xla --ncu and --updates,
 # each under its own time limit; the tables land in $OUT/perf.log (bench/NOTES.md says what they mean).
 set -u
 ROOT=$(cd "$(dirname "$0")/.." && pwd)
@@ -91,6 +91,7 @@ for s in $STEPS; do
         step "bench_kernels" perf_kernels.log timeout 240 python3 "$ROOT/bench/bench_kernels.py"
         step "matmul_spec" perf_matmul_spec.log timeout 120 python3 "$ROOT/bench/matmul_spec.py"
         step "bench_xla --ncu" perf_ncu.log timeout 180 python3 "$ROOT/bench/bench_xla.py" --ncu
+        step "bench_xla --updates" perf_updates.log timeout 180 python3 "$ROOT/bench/bench_xla.py" --updates
         cat "$LOGS"/perf_*.log > "$LOGS/perf.log" ;;
     esac
 done
