@@ -49,6 +49,7 @@
 #define REPLAYS 200
 #define ROWS 4
 #define UROWS 3
+#define ELEMS 1000 /* the add's n: one program of the fixture's BLOCK 1024, masked */
 
 
 static struct {
@@ -222,13 +223,13 @@ static void uupdate(const struct setup *st, int row, void **p, struct uchain *c)
     }
 }
 
-/* Exits unless out (n floats) holds x + y and other holds only the fill pattern (the update moved the output). */
-static void check_sum(const char *row, const float *x, const float *y, CUdeviceptr out, CUdeviceptr other, int n)
+/* Exits unless out (ELEMS floats) holds x + y and other holds only the fill pattern (the update moved the output). */
+static void check_sum(const char *row, const float *x, const float *y, CUdeviceptr out, CUdeviceptr other)
 {
-    float got[1024], untouched[1024];
-    CU(cu.dtoh(got, out, sizeof(float) * (size_t)n));
-    CU(cu.dtoh(untouched, other, sizeof(float) * (size_t)n));
-    for (int i = 0; i < n; i++) {
+    float got[ELEMS], untouched[ELEMS];
+    CU(cu.dtoh(got, out, sizeof got));
+    CU(cu.dtoh(untouched, other, sizeof untouched));
+    for (int i = 0; i < ELEMS; i++) {
         if (got[i] != x[i] + y[i] || untouched[i] != -7.0f) {
             fprintf(stderr, "bench_graph: %s: element %d is %g (want %g), the other output's %g (want -7)\n", row, i,
                     (double)got[i], (double)(x[i] + y[i]), (double)untouched[i]);
@@ -274,11 +275,11 @@ int main(int argc, char **argv)
     void *base;
     CHECK(trd_buffer_address(b, &base));
     CUdeviceptr x = (CUdeviceptr)(uintptr_t)base, y = x + 4096, o = x + 8192, o2 = x + 12288, null = 0;
-    int n = 1000;
+    int n = ELEMS;
     void *params[6] = {&x, &y, &o, &n, &null, &null}, *params2[6] = {&x, &y, &o2, &n, &null, &null};
     void **pset[2] = {params, params2};
     st.params = params;
-    static float hx[1000], hy[1000], fill[1000];
+    static float hx[ELEMS], hy[ELEMS], fill[ELEMS];
     srand(7);
     for (int i = 0; i < n; i++) {
         hx[i] = (float)rand() / (float)RAND_MAX * 2.0f - 1.0f;
@@ -354,7 +355,7 @@ int main(int argc, char **argv)
             uupdate(&st, r, pset[alt], &uc[r]);
             CU(cu.graphLaunch(uc[r].ex, st.s));
             CU(cu.sync(st.s));
-            check_sum(unames[r], hx, hy, alt ? o2 : o, alt ? o : o2, n);
+            check_sum(unames[r], hx, hy, alt ? o2 : o, alt ? o : o2);
         }
     printf("\nupdates: before each replay every node of the chain is updated (its output alternating between two "
            "buffers), as XLA updates a command buffer whose allocations moved; per node, median of %d; outputs "

@@ -9,8 +9,8 @@ source), through jax-triton (jaxlib's triton_kernel_call_ffi) when it is
 importable, through `floor` (the same cubin launched by the least an FFI
 handler can do, bench/ffi_floor.c: what any custom call costs), and XLA's own
 add (kept unfused with optimization_barrier); per-call time = chain time /
-256, and the time until the jitted call returned (XLA has enqueued the
-work). With XLA's command buffers (CUDA graphs) on and off: XLA_FLAGS is read
+256, and the time until the jitted call returned (before its result is
+ready). With XLA's command buffers (CUDA graphs) on and off: XLA_FLAGS is read
 at start-up, so each setting runs in fresh processes (3 each;
 BENCH_XLA_PROCESSES). Inside a process
 every path is compiled once and the paths' runs are interleaved (50 rounds,
@@ -51,7 +51,7 @@ CHAIN = int(os.environ.get("BENCH_XLA_CHAIN", "256"))   # calls per jitted chain
 RUNS = int(os.environ.get("BENCH_XLA_RUNS", "50"))
 PROCESSES = int(os.environ.get("BENCH_XLA_PROCESSES", "3"))   # per setting
 N = 1024
-ALL_PATHS = ("trident", "trident.jax", "jax-triton", "floor", "xla")
+ALL_PATHS = ("trident", "trident.jax", "trident.jax+pdl", "jax-triton", "floor", "xla")
 PATHS = tuple(os.environ.get("BENCH_XLA_PATHS", ",".join(ALL_PATHS)).split(","))   # a subset, for --ncu's children
 HERE = Path(__file__).resolve().parent
 SRC = HERE.parent
@@ -86,6 +86,19 @@ def build(which: str, sds):
                 x = jt.triton_call(x, y, N, kernel=kernels.add_out_kernel, out_shape=sds, grid=(1,), BLOCK=1024,
                                    num_warps=4)
             return x
+    elif which == "trident.jax+pdl":
+        # the add made safe for programmatic dependent launch and compiled for it: whether a custom call's kernel
+        # gets the overlap XLA gives its own kernels (each custom call is a child graph of its own)
+        sys.path.insert(0, str(HERE))
+        sys.path.insert(0, str(SRC / "python"))
+        import trident.jax as tj
+        import pdl_kernels
+
+        def chain(x, y):
+            for _ in range(CHAIN):
+                x = tj.triton_call(x, y, N, kernel=pdl_kernels.add_out_pdl_kernel, out_shape=sds, grid=(1,),
+                                   BLOCK=1024, num_warps=4, launch_pdl=True)
+            return x
     elif which == "floor":
         # the same kernel through the least an FFI handler can do (bench/ffi_floor.c): the yardstick of what XLA
         # does for any custom call
@@ -113,7 +126,7 @@ def build(which: str, sds):
 
 
 def floor_module() -> Path:
-    """bench/ffi_floor.so of the build (TRD_BUILDDIR, else ./build)."""
+    """bench/.libs/ffi_floor.so of the build tree (TRD_BUILDDIR, else build/ in the source tree)."""
     build = Path(os.environ.get("TRD_BUILDDIR", SRC / "build"))
     path = build / "bench" / ".libs" / "ffi_floor.so"
     if not path.exists():
@@ -149,7 +162,7 @@ def child() -> dict:
         for which in order[r % len(order):] + order[:r % len(order)]:
             t0 = time.perf_counter()
             out = fns[which](x, y)
-            t1 = time.perf_counter()  # the call returned: XLA has run (and, if it had to, updated) the command buffer
+            t1 = time.perf_counter()  # the jitted call returned (JAX dispatches asynchronously: not yet ready)
             out.block_until_ready()
             times[which].append((time.perf_counter() - t0) / CHAIN * 1e6)
             dispatch[which].append((t1 - t0) / CHAIN * 1e6)
@@ -210,48 +223,59 @@ def ncu() -> int:
 
 
 def updates() -> int:
-    """What XLA logs of its command-buffer updates (TF_CPP_VMODULE), one child per path; the logging slows the
-    runs, so no time here but XLA's own update timer is a figure of this benchmark."""
+    """What XLA logs of its command buffers (TF_CPP_VMODULE), one child per path: executions, recordings and
+    updates with the times XLA measured for them. The logging slows the runs, so no time of this program's own is
+    a figure here."""
     import re
     pats = {
+        "warmup": re.compile(r"Executing warm up iteration"),
         "exec": re.compile(r"Execute command buffer"),
-        "update": re.compile(r"Create/Update command buffer|Update command buffer"),
-        "thunk": re.compile(r"Updated command buffer in (\d+) \S+; num_commands=(\d+)"),
-        "allocs": re.compile(r"updated_allocs=(\d+)"),
+        "first": re.compile(r"(?:Initialized|Recorded) command buffer(?: on device #\d+)? in (\d+)"),
+        "update": re.compile(r"Updated command buffer in (\d+) \S+; num_commands=(\d+)"),
+        "needs": re.compile(r"needs_update=1"),
+        "allocs": re.compile(r"updated_allocs=(\d+)(?!.*is_first_record=1)"),
         "cmds": re.compile(r"Updated (\d+) commands in (\d+) \S+ \(skipped (\d+) command updates\)"),
     }
-    print("bench_xla --updates: XLA's log of its command-buffer updates (command_buffer_thunk at level 3, the command "
-          f"executor at level 1), {RUNS} timed runs + 6 warm-up executions of the {CHAIN}-chain per path\n")
-    print("| path | executions | updates | allocations moved (median) | commands recorded again / skipped (median) | "
-          "XLA's update time (median) | per command recorded again |\n|---|---|---|---|---|---|---|")
+    print("bench_xla --updates: XLA's log of its command buffers (command_buffer_thunk at level 3, the command "
+          f"executor at level 1), {RUNS} timed runs + 6 warm-up calls of the {CHAIN}-chain per path (a warm-up "
+          "execution: XLA ran the command buffer's thunks one by one, as it may the first time)\n")
+    print("| path | warm-up executions | command-buffer executions | recordings (XLA's time) | updates | allocations "
+          "moved (median) | commands recorded again / skipped (median) | XLA's update time (median) | per command "
+          "recorded again |\n|---|---|---|---|---|---|---|---|---|")
     rc = 0
     med = lambda v: sorted(v)[len(v) // 2] if v else None  # noqa: E731
+    blank = " | | | | | | | |"
     for path in ("trident", "floor", "xla", "trident.jax"):
         env = dict(os.environ, XLA_PYTHON_CLIENT_PREALLOCATE="false", BENCH_XLA_PATHS=path, TF_CPP_MIN_LOG_LEVEL="0",
                    TF_CPP_VMODULE="command_buffer_thunk=3,command_executor=1,command_buffer_cmd=1,"
                                   "command_buffer_cmd_executor=1")
         r = subprocess.run([sys.executable, __file__, "--child"], env=env, capture_output=True, text=True, timeout=900)
-        if r.returncode != 0:
-            print(f"| {path} | child failed (rc {r.returncode}): {r.stderr.strip().splitlines()[-1:]} | | | | | |")
+        out = r.stdout.strip().splitlines()
+        if r.returncode != 0 or not out:
+            print(f"| {path} | child failed (rc {r.returncode}): {r.stderr.strip().splitlines()[-1:]}{blank}")
             rc = 1
             continue
-        res = json.loads(r.stdout.strip().splitlines()[-1])
+        res = json.loads(out[-1])
         if path in res["errors"]:
-            print(f"| {path} | not run: {res['errors'][path]} | | | | | |")
+            print(f"| {path} | not run: {res['errors'][path]}{blank}")
+            rc = 1
             continue
         found = {k: [m for m in map(p.search, r.stderr.splitlines()) if m] for k, p in pats.items()}
         if not found["exec"]:
             sample = [ln for ln in r.stderr.splitlines() if "command buffer" in ln.lower()][:3]
-            print(f"| {path} | XLA logged no command-buffer execution (log lines seen: {sample}) | | | | | |")
+            print(f"| {path} | XLA logged no command-buffer execution (log lines seen: {sample}){blank}")
             rc = 1
             continue
-        upd_us = [int(m.group(1)) for m in found["thunk"]]
+        first = ", ".join(f"{m.group(1)} us" for m in found["first"]) or "-"
+        upd_us = [int(m.group(1)) for m in found["update"]]
         again = [int(m.group(1)) - int(m.group(3)) for m in found["cmds"]]
         skipped = [int(m.group(3)) for m in found["cmds"]]
         allocs = [int(m.group(1)) for m in found["allocs"]]
         per = (f"{med(upd_us) / med(again):.3f} us" if upd_us and again and med(again) else "-")
-        print(f"| {path} | {len(found['exec'])} | {max(len(found['update']), len(found['thunk']))} | {med(allocs)} | "
-              f"{med(again)} / {med(skipped)} | {med(upd_us)} us | {per} |")
+        upd_time = f"{med(upd_us)} us" if upd_us else "-"
+        print(f"| {path} | {len(found['warmup'])} | {len(found['exec'])} | {len(found['first'])} ({first}) | "
+              f"{max(len(found['needs']), len(found['update']))} | {med(allocs) if allocs else '-'} | "
+              f"{med(again) if again else '-'} / {med(skipped) if skipped else '-'} | {upd_time} | {per} |")
     return rc
 
 
@@ -277,17 +301,20 @@ def main():
                 env["XLA_FLAGS"] = (env.get("XLA_FLAGS", "") + " --xla_gpu_enable_command_buffer=").strip()
             r = subprocess.run([sys.executable, __file__, "--child"], env=env, capture_output=True, text=True,
                                timeout=900)
-            if r.returncode != 0:
+            out = r.stdout.strip().splitlines()
+            if r.returncode != 0 or not out:
                 lines = [ln for ln in r.stderr.splitlines() if "Error" in ln] or r.stderr.strip().splitlines()
-                failures[cb] = (lines or ["failed"])[-1][:200]
+                failures.setdefault(cb, []).append((lines or ["failed"])[-1][:200])
                 continue
-            runs[cb].append(json.loads(r.stdout.strip().splitlines()[-1]))
+            runs[cb].append(json.loads(out[-1]))
     print(f"bench_xla {time.strftime('%Y-%m-%d')}: jitted chain of {CHAIN} calls of a {N}-element add; per process "
           f"the median of {RUNS} interleaved runs per path; {PROCESSES} processes per setting")
     dev = next((r["device"] for rs in runs.values() for r in rs), "?")
     print(f"device: {dev}")
-    for cb, why in failures.items():
-        print(f"a child with command buffers {cb} failed: {why}")
+    for cb, whys in failures.items():
+        for why in whys:
+            print(f"a child with command buffers {cb} failed: {why}")
+    print(f"processes that ran: command buffers on {len(runs['on'])}, off {len(runs['off'])}")
     print()
     print("| command buffers | path | per call (median of processes) | per process | returned after, per call | "
           "vs xla | vs jax-triton | max abs error |")
@@ -297,9 +324,14 @@ def main():
         v = sorted(v)
         return v[len(v) // 2] if v else None
 
+    def ratio(cb, which, base):  # the median of the per-process ratios
+        v = [r["median_us"][which] / r["median_us"][base] for r in runs[cb]
+             if which in r["median_us"] and base in r["median_us"]]
+        return f"{median(v):.2f}" if v else "-"
+
     for cb in ("on", "off"):
         if not runs[cb]:
-            print(f"| {cb} | - | - | - | - | - | - | not run: {failures.get(cb, '?')} |")
+            print(f"| {cb} | - | - | - | - | - | - | not run: {(failures.get(cb) or ['?'])[-1]} |")
             continue
         for which in PATHS:
             per = [r["median_us"][which] for r in runs[cb] if which in r["median_us"]]
@@ -307,14 +339,10 @@ def main():
                 why = next((r["errors"][which] for r in runs[cb] if which in r["errors"]), "?")
                 print(f"| {cb} | {which} | - | - | - | - | - | not run: {why} |")
                 continue
-            def ratio(base):  # the median of the per-process ratios
-                v = [r["median_us"][which] / r["median_us"][base] for r in runs[cb]
-                     if which in r["median_us"] and base in r["median_us"]]
-                return f"{median(v):.2f}" if v else "-"
             err = max(r["max_abs_err"][which] for r in runs[cb] if which in r["max_abs_err"])
             disp = median([r["dispatch_us"][which] for r in runs[cb] if which in r["dispatch_us"]])
             print(f"| {cb} | {which} | {median(per):.2f} us | {' '.join(f'{v:.2f}' for v in per)} | {disp:.2f} us | "
-                  f"{ratio('xla')} | {ratio('jax-triton')} | {err:.2e} |")
+                  f"{ratio(cb, which, 'xla')} | {ratio(cb, which, 'jax-triton')} | {err:.2e} |")
 
 
 if __name__ == "__main__":

@@ -31,12 +31,14 @@ FLOOR_API int ffi_floor_load(const char *path, const char *name, int n, int warp
     void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
     if (!h)
         return -1;
-    CUresult (*retain)(CUcontext *, CUdevice) = (CUresult(*)(CUcontext *, CUdevice))dlsym(h,
-                                                                                            "cuDevicePrimaryCtxRetain");
-    CUresult (*set)(CUcontext) = (CUresult(*)(CUcontext))dlsym(h, "cuCtxSetCurrent");
-    CUresult (*load)(CUmodule *, const void *) = (CUresult(*)(CUmodule *, const void *))dlsym(h, "cuModuleLoadData");
-    CUresult (*get)(CUfunction *, CUmodule, const char *) =
-        (CUresult(*)(CUfunction *, CUmodule, const char *))dlsym(h, "cuModuleGetFunction");
+    CUresult (*retain)(CUcontext *, CUdevice);
+    CUresult (*set)(CUcontext);
+    CUresult (*load)(CUmodule *, const void *);
+    CUresult (*get)(CUfunction *, CUmodule, const char *);
+    *(void **)&retain = dlsym(h, "cuDevicePrimaryCtxRetain");
+    *(void **)&set = dlsym(h, "cuCtxSetCurrent");
+    *(void **)&load = dlsym(h, "cuModuleLoadData");
+    *(void **)&get = dlsym(h, "cuModuleGetFunction");
     *(void **)&launch = dlsym(h, "cuLaunchKernel");
     if (!retain || !set || !load || !get || !launch)
         return -1;
@@ -88,8 +90,9 @@ FLOOR_API XLA_FFI_Error *ffi_floor_add(XLA_FFI_CallFrame *f)
     }
     if (f->stage != XLA_FFI_ExecutionStage_EXECUTE)
         return NULL;
-    if (!fn || f->args.size != 2 || f->rets.size != 1)
-        return fail(f->api, "ffi_floor_add: call ffi_floor_load first; (x, y) -> out");
+    if (!fn || f->args.size != 2 || f->rets.size != 1 || f->args.types[0] != XLA_FFI_ArgType_BUFFER ||
+        f->args.types[1] != XLA_FFI_ArgType_BUFFER || f->rets.types[0] != XLA_FFI_RetType_BUFFER)
+        return fail(f->api, "ffi_floor_add: call ffi_floor_load first; takes buffers (x, y) -> out");
     XLA_FFI_Stream_Get_Args sa = {XLA_FFI_Stream_Get_Args_STRUCT_SIZE, NULL, f->ctx, NULL};
     XLA_FFI_Error *err = f->api->XLA_FFI_Stream_Get(&sa);
     if (err)
