@@ -47,11 +47,28 @@ import sys
 import time
 from pathlib import Path
 
-CHAIN = int(os.environ.get("BENCH_XLA_CHAIN", "256"))   # calls per jitted chain
-RUNS = int(os.environ.get("BENCH_XLA_RUNS", "50"))
-PROCESSES = int(os.environ.get("BENCH_XLA_PROCESSES", "3"))   # per setting
+
+def env_count(name: str, default: int) -> int:
+    """A positive integer from the environment; exit 2 naming the variable otherwise (an empty or zero count would
+    fail later as a traceback, or divide by zero)."""
+    text = os.environ.get(name, str(default))
+    if not (text.isascii() and text.isdigit()) or int(text) == 0:
+        print(f"bench_xla: {name}={text!r} is not a positive integer", file=sys.stderr)
+        sys.exit(2)
+    return int(text)
+
+
+def median(v):
+    v = sorted(v)
+    return v[len(v) // 2] if v else None
+
+
+CHAIN = env_count("BENCH_XLA_CHAIN", 256)   # calls per jitted chain
+RUNS = env_count("BENCH_XLA_RUNS", 50)
+PROCESSES = env_count("BENCH_XLA_PROCESSES", 3)   # per setting
 N = 1024
 ALL_PATHS = ("trident", "trident.jax", "trident.jax+pdl", "jax-triton", "floor", "xla")
+CHILD_PATHS = ("trident", "floor", "xla", "trident.jax")   # --ncu's and --updates' children, one path each
 PATHS = tuple(os.environ.get("BENCH_XLA_PATHS", ",".join(ALL_PATHS)).split(","))   # a subset, for --ncu's children
 HERE = Path(__file__).resolve().parent
 SRC = HERE.parent
@@ -167,9 +184,8 @@ def child() -> dict:
             times[which].append((time.perf_counter() - t0) / CHAIN * 1e6)
             dispatch[which].append((t1 - t0) / CHAIN * 1e6)
             del out
-    med = {w: sorted(t)[len(t) // 2] for w, t in times.items()}
-    dmed = {w: sorted(t)[len(t) // 2] for w, t in dispatch.items()}
-    return {"median_us": med, "dispatch_us": dmed, "max_abs_err": max_err, "errors": errors,
+    return {"median_us": {w: median(t) for w, t in times.items()},
+            "dispatch_us": {w: median(t) for w, t in dispatch.items()}, "max_abs_err": max_err, "errors": errors,
             "device": str(jax.devices()[0])}
 
 
@@ -197,7 +213,7 @@ def ncu() -> int:
     print("| path | kernel | profiled | median | min | grid | block | registers | dynamic shared | shared config |\n"
           "|---|---|---|---|---|---|---|---|---|---|")
     rc = 0
-    for path in ("trident", "floor", "xla", "trident.jax"):
+    for path in CHILD_PATHS:
         env = dict(os.environ, XLA_PYTHON_CLIENT_PREALLOCATE="false", BENCH_XLA_RUNS="2", BENCH_XLA_PATHS=path)
         cmd = [tool, "--clock-control", "none", "--cache-control", "none", "--graph-profiling", "node", "--metrics",
                ",".join(("gpu__time_duration.sum",) + NCU_LAUNCH), "--launch-skip", "64", "--launch-count", "300",
@@ -243,9 +259,8 @@ def updates() -> int:
           "moved (median) | commands recorded again / skipped (median) | XLA's update time (median) | per command "
           "recorded again |\n|---|---|---|---|---|---|---|---|---|")
     rc = 0
-    med = lambda v: sorted(v)[len(v) // 2] if v else None  # noqa: E731
     blank = " | | | | | | | |"
-    for path in ("trident", "floor", "xla", "trident.jax"):
+    for path in CHILD_PATHS:
         env = dict(os.environ, XLA_PYTHON_CLIENT_PREALLOCATE="false", BENCH_XLA_PATHS=path, TF_CPP_MIN_LOG_LEVEL="0",
                    TF_CPP_VMODULE="command_buffer_thunk=3,command_executor=1,command_buffer_cmd=1,"
                                   "command_buffer_cmd_executor=1")
@@ -271,11 +286,11 @@ def updates() -> int:
         again = [int(m.group(1)) - int(m.group(3)) for m in found["cmds"]]
         skipped = [int(m.group(3)) for m in found["cmds"]]
         allocs = [int(m.group(1)) for m in found["allocs"]]
-        per = (f"{med(upd_us) / med(again):.3f} us" if upd_us and again and med(again) else "-")
-        upd_time = f"{med(upd_us)} us" if upd_us else "-"
+        per = (f"{median(upd_us) / median(again):.3f} us" if upd_us and again and median(again) else "-")
+        upd_time = f"{median(upd_us)} us" if upd_us else "-"
         print(f"| {path} | {len(found['warmup'])} | {len(found['exec'])} | {len(found['first'])} ({first}) | "
-              f"{max(len(found['needs']), len(found['update']))} | {med(allocs) if allocs else '-'} | "
-              f"{med(again) if again else '-'} / {med(skipped) if skipped else '-'} | {upd_time} | {per} |")
+              f"{max(len(found['needs']), len(found['update']))} | {median(allocs) if allocs else '-'} | "
+              f"{median(again) if again else '-'} / {median(skipped) if skipped else '-'} | {upd_time} | {per} |")
     return rc
 
 
@@ -319,10 +334,6 @@ def main():
     print("| command buffers | path | per call (median of processes) | per process | returned after, per call | "
           "vs xla | vs jax-triton | max abs error |")
     print("|---|---|---|---|---|---|---|---|")
-
-    def median(v):
-        v = sorted(v)
-        return v[len(v) // 2] if v else None
 
     def ratio(cb, which, base):  # the median of the per-process ratios
         v = [r["median_us"][which] / r["median_us"][base] for r in runs[cb]
