@@ -40,6 +40,7 @@ from .protocol import TARGET, register  # noqa: F401
 from .routing import OptionError  # noqa: F401
 from .platforms import (CompileError, Target, cpu_kernels, device_targets, get_compute_capability, target,  # noqa: F401
                         targets)
+from .sharding import ShardingRule, ShardingRuleError  # noqa: F401
 from .tensordesc import TensorDescriptor  # noqa: F401
 from .triton import JTKernel, kernel, triton_call  # noqa: F401
 from .utils import cdiv, next_power_of_2, strides_from_shape  # noqa: F401
@@ -55,5 +56,5 @@ __all__ = [
     "JAX_TRITON_API_VERSION_INFO",
     "targets", "target", "Target", "device_targets", "host_twin", "cpu_kernels",
     "kernel_call", "KernelCallError", "CompileError", "CoordinateError", "OptionError", "AutotuneError", "register",
-    "triton_kernel_call_p", "TritonFunction", "compile_ttir_inplace",
+    "triton_kernel_call_p", "TritonFunction", "compile_ttir_inplace", "ShardingRule", "ShardingRuleError",
 ]

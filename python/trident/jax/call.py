@@ -119,7 +119,8 @@ def kernel_call(kernel: Any, *args: Any, grid: Any, out_shape: Any, input_output
                 zeroed_outputs: Any = (), options: Any = None,
                 name: Optional[str] = None, out_params: Optional[Sequence[int]] = None,
                 has_side_effect: bool = False, autotune_key: Optional[str] = None,
-                cost_estimate: Optional[Mapping[str, int]] = None, vmap_method: Optional[str] = None) -> Any:
+                cost_estimate: Optional[Mapping[str, int]] = None, vmap_method: Optional[str] = None,
+                sharding_rule: Any = None, local_args: Any = None) -> Any:
     """Calls a compiled kernel from JAX (inside or outside jax.jit).
 
     kernel: a trident.Kernel, bundle bytes, or a path (bundle or Triton cache entry); it may hold
@@ -154,7 +155,16 @@ def kernel_call(kernel: Any, *args: Any, grid: Any, out_shape: Any, input_output
     cost_estimate: {"flops": ..., "bytes_accessed": ...} for XLA's scheduler and profilers.
     vmap_method: "sequential" lets jax.vmap run the kernel once per batch element; otherwise
         jax.vmap raises (write a jax.custom_batching.custom_vmap rule).
+    sharding_rule, local_args: the call partitions itself under jax.jit over sharded arrays (sharding.py);
+        local_args returns the per-shard values of scalar parameters (by name) and the per-shard "grid".
     """
+    if sharding_rule is not None:
+        return _partitioned_call(kernel, args, sharding_rule, local_args, dict(
+            grid=grid, out_shape=out_shape, input_output_aliases=input_output_aliases, zeroed_outputs=zeroed_outputs,
+            options=options, name=name, out_params=out_params, has_side_effect=has_side_effect,
+            autotune_key=autotune_key, cost_estimate=cost_estimate, vmap_method=vmap_method))
+    if local_args is not None:
+        raise KernelCallError("kernel_call: local_args is given without sharding_rule")
     flat, in_tree = jax.tree_util.tree_flatten(list(args), is_leaf=lambda v: v is None)
     operands, statics = [], []
     for v in flat:
@@ -173,6 +183,33 @@ def kernel_call(kernel: Any, *args: Any, grid: Any, out_shape: Any, input_output
     out = _prim.bind(operands, call, name=name or "", has_side_effect=bool(has_side_effect),
                      cost_estimate=cost_estimate, vmap_method=vmap_method)
     return jax.tree_util.tree_unflatten(out_tree, out)
+
+
+def _partitioned_call(kernel: Any, args: tuple, rule: Any, local: Any, kw: dict[str, Any]) -> Any:
+    """A kernel_call partitioned by its sharding rule: the same call, made on each shard (sharding.py)."""
+    from . import sharding as _sh
+    ks = [_as_kernel(k) for k in kernel] if isinstance(kernel, (list, tuple)) else [_as_kernel(kernel)]
+    params = [p for p in ks[0].launch_params]
+    if kw["out_params"] is not None:   # the arguments fill the parameters the outputs do not take
+        params = [p for i, p in enumerate(params) if i not in set(kw["out_params"])]
+    names = [p.name or f"argument {i}" for i, p in enumerate(params)]
+    kernel = [k for k in ks] if isinstance(kernel, (list, tuple)) else ks[0]
+
+    def bind(a: tuple, extra: dict) -> dict[str, Any]:
+        del extra
+        return dict(zip(names, a))
+
+    def run(a: tuple, extra: dict, outs: Optional[list], local_grid: Any = None) -> Any:
+        del extra
+        o = dict(kw)
+        if outs is not None:
+            o["out_shape"] = _sh.local_out_shape(o["out_shape"], outs)
+        if local_grid is not None:
+            o["grid"] = local_grid
+        return kernel_call(kernel, *a, **o)
+
+    return _sh.call(f"trident.jax.kernel_call of kernel '{ks[0].name}'", rule, local, tuple(args), {}, bind, names,
+                    kw["grid"], run, has_side_effect=bool(kw["has_side_effect"]), name=kw["name"] or "")
 
 
 @dataclasses.dataclass(frozen=True)

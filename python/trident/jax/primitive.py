@@ -55,8 +55,14 @@ class Call(Protocol):
 
 
 triton_kernel_call_p = Primitive("triton_kernel_call")
-triton_kernel_call_p.multiple_results = True
-triton_kernel_call_p.def_impl(functools.partial(dispatch.apply_primitive, triton_kernel_call_p))
+# a call partitioned by a sharding rule (sharding.py): the same rules; its lowering needs the devices (JAX's
+# custom_partitioning does), which JAX provides only to primitives that say so, so it is a primitive of its own
+triton_kernel_call_sharded_p = Primitive("triton_kernel_call_sharded")
+dispatch.prim_requires_devices_during_lowering.add(triton_kernel_call_sharded_p)
+_PRIMITIVES = (triton_kernel_call_p, triton_kernel_call_sharded_p)
+for _p in _PRIMITIVES:
+    _p.multiple_results = True
+    _p.def_impl(functools.partial(dispatch.apply_primitive, _p))
 
 
 def bind(operands: Sequence[Any], call: Call, *, name: str = "", has_side_effect: bool = False,
@@ -73,12 +79,12 @@ def bind(operands: Sequence[Any], call: Call, *, name: str = "", has_side_effect
             raise TypeError(f"{call.api}: cost_estimate {dict(cost_estimate)!r}: expected integer counts by name "
                             f"('flops', 'bytes_accessed')")
         cost = FrozenMap(cost_estimate)
-    return triton_kernel_call_p.bind(*operands, call=call, name=name, has_side_effect=bool(has_side_effect),
+    prim = triton_kernel_call_sharded_p if getattr(call, "partitioned", False) else triton_kernel_call_p
+    return prim.bind(*operands, call=call, name=name, has_side_effect=bool(has_side_effect),
                                      cost_estimate=cost, vmap_method=vmap_method,
                                      metaparams=FrozenMap(metaparams or {}))
 
 
-@triton_kernel_call_p.def_abstract_eval
 def _abstract_eval(*avals: Any, call: Call, **_: Any) -> list:
     del avals
     return [_ShapedArray(tuple(s.shape), s.dtype) for s in call.out_shapes]
@@ -90,7 +96,6 @@ def _dce(used_outputs: list[bool], eqn: Any) -> tuple[list[bool], Any]:
     return [True] * len(eqn.invars), eqn
 
 
-pe.dce_rules[triton_kernel_call_p] = _dce
 
 
 def _no_jvp(primals: Any, tangents: Any, *, call: Call, **_: Any) -> Any:
@@ -100,7 +105,6 @@ def _no_jvp(primals: Any, tangents: Any, *, call: Call, **_: Any) -> Any:
         f"a custom automatic differentiation rule for your kernel.")
 
 
-ad.primitive_jvps[triton_kernel_call_p] = _no_jvp
 
 
 def _batch(args: Sequence[Any], dims: Sequence[Any], *, call: Call, vmap_method: Optional[str],
@@ -110,6 +114,7 @@ def _batch(args: Sequence[Any], dims: Sequence[Any], *, call: Call, vmap_method:
             f"{call.api} does not support batching with jax.vmap. Use jax.custom_batching.custom_vmap to implement a "
             f"custom batching rule for your kernel (or pass vmap_method='sequential' to launch it once per batch "
             f"element).")
+    prim = triton_kernel_call_sharded_p if getattr(call, "partitioned", False) else triton_kernel_call_p
     moved = [a if d is None else jnp.moveaxis(a, d, 0) for a, d in zip(args, dims)]
     mapped = [i for i, d in enumerate(dims) if d is not None]   # None: not mapped
 
@@ -117,21 +122,29 @@ def _batch(args: Sequence[Any], dims: Sequence[Any], *, call: Call, vmap_method:
         full = list(moved)
         for i, x in zip(mapped, xs):
             full[i] = x
-        return triton_kernel_call_p.bind(*full, call=call, vmap_method=vmap_method, **params)
+        return prim.bind(*full, call=call, vmap_method=vmap_method, **params)
 
     outs = jax.lax.map(one, [moved[i] for i in mapped])
     return list(outs), [0] * len(outs)
 
 
-batching.primitive_batchers[triton_kernel_call_p] = _batch
 
 
 def _lowering(platform: str, ctx: Any, *args: Any, call: Call, has_side_effect: bool,
               cost_estimate: Optional[Mapping[str, int]], **_: Any) -> Any:
+    check = getattr(call, "check_lowering", None)   # a call that cannot be lowered in this context says why
+    if check is not None:
+        check(ctx)
+
     def expand(*operands: Any) -> list:
         return call.expand(platform, operands, has_side_effect, cost_estimate)
     return mlir.lower_fun(expand, multiple_results=True)(ctx, *args)
 
 
-for _platform in PLATFORMS:
-    mlir.register_lowering(triton_kernel_call_p, functools.partial(_lowering, _platform), platform=_platform)
+for _p in _PRIMITIVES:
+    _p.def_abstract_eval(_abstract_eval)
+    pe.dce_rules[_p] = _dce
+    ad.primitive_jvps[_p] = _no_jvp
+    batching.primitive_batchers[_p] = _batch
+    for _platform in PLATFORMS:
+        mlir.register_lowering(_p, functools.partial(_lowering, _platform), platform=_platform)

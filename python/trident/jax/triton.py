@@ -48,6 +48,7 @@ from . import coords as _co
 from . import lowering as _lo
 from . import primitive as _prim
 from . import routing as _ro
+from . import sharding as _sh
 from .tensordesc import TensorDescriptor
 from .values import plain
 
@@ -62,7 +63,7 @@ except AttributeError:  # pragma: no cover
 _CALL_PARAMS = ("out_shape", "out_type", "out_names", "input_output_aliases", "zeroed_outputs", "num_warps",
                 "num_stages", "num_ctas", "debug", "name", "compute_capability", "enable_fp_fusion",
                 "backend_options", "serialized_metadata", "cost_estimate", "has_side_effect",
-                "custom_call_target_name", "vmap_method")
+                "custom_call_target_name", "vmap_method", "sharding_rule", "local_args")
 
 
 class JTKernel:
@@ -170,7 +171,8 @@ def triton_call(*args: Any, kernel: Any, grid: Any, out_shape: Any = _UNSET, out
                 compute_capability: Optional[int] = _UNSET, enable_fp_fusion: Optional[bool] = _UNSET,
                 backend_options: Optional[Mapping[str, Any]] = _UNSET, serialized_metadata: bytes = _UNSET,
                 cost_estimate: Any = _UNSET, has_side_effect: bool = _UNSET, custom_call_target_name: Any = _UNSET,
-                vmap_method: Optional[str] = _UNSET, **kwargs: Any) -> Any:
+                vmap_method: Optional[str] = _UNSET, sharding_rule: Any = _UNSET, local_args: Any = _UNSET,
+                **kwargs: Any) -> Any:
     """Calls a Triton or Gluon kernel with JAX arrays (inside or outside jax.jit).
 
     kernel: a @triton.jit / Gluon function, a triton.autotune / triton.heuristics
@@ -198,6 +200,11 @@ def triton_call(*args: Any, kernel: Any, grid: Any, out_shape: Any = _UNSET, out
         cost_estimate_json attribute, for XLA's scheduler and profilers.
     vmap_method: "sequential" lets jax.vmap launch the kernel once per batch
         element; otherwise jax.vmap raises, as jax-triton does.
+    sharding_rule: a Shardy sharding rule ("i j, i j -> i j", or a
+        trident.jax.ShardingRule naming the factors the kernel needs whole): under
+        jax.jit over sharded arrays each device launches the kernel on its own
+        shard (sharding.py). local_args: a callable of the operands' local
+        ShapeDtypeStructs returning {parameter: per-shard value} (and "grid").
     name, serialized_metadata, custom_call_target_name: accepted for
         compatibility; trident's handler has no use for them.
     """
@@ -208,7 +215,8 @@ def triton_call(*args: Any, kernel: Any, grid: Any, out_shape: Any = _UNSET, out
         ("name", name), ("compute_capability", compute_capability), ("enable_fp_fusion", enable_fp_fusion),
         ("backend_options", backend_options), ("serialized_metadata", serialized_metadata),
         ("cost_estimate", cost_estimate), ("has_side_effect", has_side_effect),
-        ("custom_call_target_name", custom_call_target_name), ("vmap_method", vmap_method)) if v is not _UNSET}
+        ("custom_call_target_name", custom_call_target_name), ("vmap_method", vmap_method),
+        ("sharding_rule", sharding_rule), ("local_args", local_args)) if v is not _UNSET}
     if isinstance(kernel, JTKernel):
         preset = dict(kernel.kwargs)
         for k in list(preset):
@@ -216,7 +224,36 @@ def triton_call(*args: Any, kernel: Any, grid: Any, out_shape: Any = _UNSET, out
                 kwargs.setdefault(k, preset.pop(k))
         given_call = {**preset, **given_call}
         kernel = kernel.kernel
+    rule, local = given_call.pop("sharding_rule", None), given_call.pop("local_args", None)
+    if rule is not None:
+        return _partitioned_call(args, kernel, grid, given_call, kwargs, rule, local)
+    if local is not None:
+        raise ValueError(f"kernel '{_c.jit_function(kernel).__name__}': local_args is given without sharding_rule")
     return _call(args, kernel, grid, given_call, kwargs)
+
+
+def _partitioned_call(args: tuple, kernel: Any, grid: Any, opts: dict[str, Any], kwargs: dict[str, Any], rule: Any,
+                      local: Any) -> Any:
+    """A triton_call partitioned by its sharding rule: the same call, made on each shard (sharding.py)."""
+    fn = _c.jit_function(kernel)
+    info = _param_info(fn)
+    out_key = "out_type" if opts.get("out_type") is not None else "out_shape"
+
+    def bind(a: tuple, kw: dict) -> Mapping[str, Any]:
+        try:
+            return fn.signature.bind_partial(*a, **{k: v for k, v in kw.items() if k in info.names}).arguments
+        except TypeError as e:
+            raise TypeError(f"kernel '{fn.__name__}': {e}") from None
+
+    def run(a: tuple, kw: dict, outs: Optional[list], local_grid: Any = _UNSET) -> Any:
+        o = dict(opts)
+        if outs is not None:
+            o[out_key] = _sh.local_out_shape(o.get(out_key), outs)
+        return _call(a, kernel, grid if local_grid is _UNSET else local_grid, o, kw)
+
+    return _sh.call(f"trident.jax.triton_call of kernel '{fn.__name__}'", rule, local, args, kwargs, bind,
+                    info.names, grid, run, has_side_effect=bool(opts.get("has_side_effect")),
+                    name=opts.get("name") or "")
 
 
 _DEFAULT_OPTIONS = ("num_warps", "num_stages", "num_ctas", "debug")
