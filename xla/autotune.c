@@ -22,11 +22,13 @@
  * candidate on the fast path, exactly as a call with one kernel. While XLA's
  * stream is being captured into a graph nothing may wait for it: without a
  * choice the call launches candidate 0, warns once and keeps nothing. */
+#include <errno.h>
 #include <jansson.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "base/file.h"
 #include "base/sha256.h"
@@ -152,31 +154,81 @@ struct known {
     struct known *next;
     uint8_t digest[32];
     uint32_t choice;
+    int valid;     /* choice holds a choice for digest */
+    int pending;   /* a thread is choosing (known_claim) */
     char name[];   /* the choice's file, or <key>-<arch> without a cache directory */
 };
 
 static pthread_mutex_t known_lock = PTHREAD_MUTEX_INITIALIZER;
 static struct known *known_list;
 
-static int known_find(const char *name, const uint8_t digest[32], uint32_t *choice)
+/* Devices of one arch that start the same call at once wait for the first one's benchmark rather than each
+ * running their own (one choice per key and arch a process). A claim is an entry still pending; a waiter gives
+ * up after KNOWN_WAIT_S and benchmarks alone, so a device whose stream waits on another's never deadlocks. */
+#define KNOWN_WAIT_S 30
+static pthread_cond_t known_cond = PTHREAD_COND_INITIALIZER;
+
+static struct known *known_at(const char *name)
 {
-    int found = 0;
+    struct known *k = known_list;
+    while (k && strcmp(k->name, name))
+        k = k->next;
+    return k;
+}
+
+/* 1: the choice is known (*choice set); 0: this thread claimed the choice and must known_put or known_release
+ * it; -1: no claim (another thread's benchmark is taking too long, or no memory): go on alone. */
+static int known_claim(const char *name, const uint8_t digest[32], uint32_t *choice)
+{
+    struct timespec deadline;
+    clock_gettime(CLOCK_REALTIME, &deadline);
+    deadline.tv_sec += KNOWN_WAIT_S;
+    int r = -1;
     pthread_mutex_lock(&known_lock);
-    for (struct known *k = known_list; k && !found; k = k->next)
-        if (!strcmp(k->name, name) && !memcmp(k->digest, digest, 32)) {
+    for (;;) {
+        struct known *k = known_at(name);
+        if (k && !k->pending && k->valid && !memcmp(k->digest, digest, 32)) {
             *choice = k->choice;
-            found = 1;
+            r = 1;
+            break;
         }
+        if (!k || !k->pending) { /* nobody is choosing: claim it */
+            if (!k && (k = calloc(1, sizeof *k + strlen(name) + 1)) != NULL) {
+                strcpy(k->name, name);
+                k->next = known_list;
+                known_list = k;
+            }
+            if (k) {
+                memcpy(k->digest, digest, 32);
+                k->pending = 1;
+                r = 0;
+            }
+            break;
+        }
+        if (pthread_cond_timedwait(&known_cond, &known_lock, &deadline) == ETIMEDOUT)
+            break;
+    }
     pthread_mutex_unlock(&known_lock);
-    return found;
+    return r;
+}
+
+/* A claim given up without a choice: the waiters claim it in turn. */
+static void known_release(const char *name)
+{
+    pthread_mutex_lock(&known_lock);
+    struct known *k = known_at(name);
+    if (k && k->pending) {
+        k->pending = 0;
+        k->valid = 0;
+    }
+    pthread_cond_broadcast(&known_cond);
+    pthread_mutex_unlock(&known_lock);
 }
 
 static void known_put(const char *name, const uint8_t digest[32], uint32_t choice)
 {
     pthread_mutex_lock(&known_lock);
-    struct known *k = known_list;
-    while (k && strcmp(k->name, name))
-        k = k->next;
+    struct known *k = known_at(name);
     if (!k && (k = calloc(1, sizeof *k + strlen(name) + 1)) != NULL) {
         strcpy(k->name, name);
         k->next = known_list;
@@ -185,7 +237,10 @@ static void known_put(const char *name, const uint8_t digest[32], uint32_t choic
     if (k) { /* kept for the process's life, as the kernels are */
         memcpy(k->digest, digest, 32);
         k->choice = choice;
+        k->pending = 0;
+        k->valid = 1;
     }
+    pthread_cond_broadcast(&known_cond);
     pthread_mutex_unlock(&known_lock);
 }
 
@@ -483,6 +538,8 @@ XLA_FFI_Error *xla_tune_choose(XLA_FFI_CallFrame *f, struct xla_call *c, struct 
     struct xla_tune *t = c->tune;
     XLA_FFI_Error *e = NULL;
     double *times = NULL;
+    int claim = -1;            /* known_claim's answer: 0 while this thread holds the claim */
+    const char *mem = NULL;
     pthread_mutex_lock(&s->tune_lock);
     if (s->run.prepared) /* another thread chose */
         goto out;
@@ -493,16 +550,17 @@ XLA_FFI_Error *xla_tune_choose(XLA_FFI_CallFrame *f, struct xla_call *c, struct 
     if (t->dir)
         snprintf(path, sizeof path, "%s/autotune/%s.json", t->dir, name);
     /* in memory by file, so that what a process keeps mirrors what the directory keeps */
-    const char *mem = t->dir ? path : name;
+    mem = t->dir ? path : name;
     uint32_t choice = 0;
     const char *from = NULL;
     if (c->ncand == 1)
         from = "the only candidate";
-    else if (known_find(mem, t->digest, &choice))
+    else if ((claim = known_claim(mem, t->digest, &choice)) == 1)
         from = "this process's memory";
     else if (t->dir && file_load(c, path, &choice)) {
         from = path;
         known_put(mem, t->digest, choice);
+        claim = -1;
     } else if (captured(s, stream)) {
         if ((e = launch_first(f, c, s, stream)) == NULL)
             *launched = 1;
@@ -528,6 +586,7 @@ XLA_FFI_Error *xla_tune_choose(XLA_FFI_CallFrame *f, struct xla_call *c, struct 
             from = "no benchmark";
         } else {
             known_put(mem, t->digest, choice);
+            claim = -1;
             if (t->dir)
                 file_store(c, s, name, path, choice, times);
         }
@@ -554,6 +613,8 @@ XLA_FFI_Error *xla_tune_choose(XLA_FFI_CallFrame *f, struct xla_call *c, struct 
                 c->name, s->uri, choice, c->ncand, list);
     }
 out:
+    if (claim == 0) /* claimed, then no choice kept (captured, an error, nothing measured): let a waiter choose */
+        known_release(mem);
     pthread_mutex_unlock(&s->tune_lock);
     free(times);
     return e;

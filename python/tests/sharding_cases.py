@@ -227,6 +227,13 @@ def cases(platform, ndev):
     yield "softmax_resharded", lambda: run_case(
         "softmax_resharded", softmax, softmax_rule, rng_arrays(8, (8, 16 * ndev)), [P(None, "d")], mesh1,
         None)
+    # @kernel with the rule preset, kernel[grid](...) with the per-shard values
+    decorated = jt.kernel(add_interp, sharding_rule="i, i -> i")
+    yield "kernel_decorator", lambda: run_case(
+        "kernel_decorator", lambda x, y, **r: decorated[lambda m: (triton.cdiv(m["n"], 1024),)](
+            x, y, n=x.size, BLOCK=1024, out_shape=x, **r) if r else add(x, y, add_interp),
+        lambda x, y: dict(local_args=lambda x, y: {"n": x.size}), rng_arrays(13, n, n), [P("d"), P("d")], mesh1,
+        P("d"))
     if twin:
         yield "aliases", lambda: aliases_case(mesh1)
         yield "autotuned", lambda: autotuned_case(mesh1)

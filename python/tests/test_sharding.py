@@ -47,7 +47,7 @@ def cpu_cases():
 
 
 PARTITIONED = ["add_twin", "add_interp", "softmax", "layer_norm", "matmul_twin", "matmul_interp", "attention",
-               "aliases", "autotuned"]
+               "kernel_decorator", "aliases", "autotuned"]
 
 
 def _check(res):
@@ -71,6 +71,15 @@ def test_every_device_loads_its_own_module(cpu_cases):
     for k in range(NDEV):
         assert f"loaded kernel 'add_kernel' on host:{k}" in log, log[-3000:]
         assert f"loaded kernel 'matmul_kernel' on host:{k}" in log, log[-3000:]
+
+
+def test_an_autotuned_call_is_benchmarked_once_for_every_shard(cpu_cases):
+    """Eight devices of one arch start the autotuned call at once: one benchmarks, the others take its choice."""
+    _, log = cpu_cases
+    lines = [line for line in log.splitlines() if "autotune: kernel 'add_kernel'" in line]
+    assert len(lines) == NDEV, lines
+    assert sum("chosen by benchmark" in line for line in lines) == 1, lines
+    assert sum("from this process's memory" in line for line in lines) == NDEV - 1, lines
 
 
 def test_a_factor_the_rule_keeps_whole_is_resharded_first(cpu_cases):
