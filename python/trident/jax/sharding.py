@@ -33,6 +33,8 @@ import numpy as np
 from jax.experimental.custom_partitioning import custom_partitioning
 from jax.sharding import NamedSharding, PartitionSpec
 
+from . import primitive as _prim
+
 _FACTOR = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
 
@@ -138,7 +140,6 @@ class Spec:
     operand_names: tuple                # per operand, the parameter it came from
     operand_shapes: tuple               # global ShapeDtypeStructs
     result_shapes: tuple
-    result_tree: Any
     args: tuple                         # the call's arguments, arrays replaced by _Slot
     kwargs: dict
     positions: dict                     # parameter name -> index in args, for those given positionally
@@ -191,7 +192,6 @@ def call(where: str, rule: Any, local_args: Optional[Callable], args: tuple, kwa
     bind(args, kwargs): the call's arguments bound to parameter names, in parameter order (an OrderedDict).
     run(args, kwargs, out_shapes[, grid]): the call without a rule; out_shapes, where given, are the results'
     local shapes in result order (local_out_shape puts them into the call's out_shape), grid a per-shard grid."""
-    from . import primitive as _prim   # primitive imports nothing of this module's users
     rule = as_rule(rule, where)
     parsed = parse(rule, where)
     if not jax.config.jax_use_shardy_partitioner:
@@ -273,7 +273,7 @@ def call(where: str, rule: Any, local_args: Optional[Callable], args: tuple, kwa
     scalars = {p: int(v) for p, v in bound.items()
                if isinstance(v, (int, np.integer)) and not isinstance(v, (bool, np.bool_))}
     spec = Spec(where=where, rule=rule, parsed=parsed, operand_names=tuple(names), operand_shapes=op_shapes,
-                result_shapes=res_shapes, result_tree=tree, args=s_args, kwargs=s_kwargs, positions=s_positions,
+                result_shapes=res_shapes, args=s_args, kwargs=s_kwargs, positions=s_positions,
                 scalars=scalars, fixed_grid=None if callable(grid) else grid, local_args=local_args, run=run,
                 params=frozenset(param_names))
     outs = _prim.bind(operands, ShardedCall(spec), name=name, has_side_effect=has_side_effect)
@@ -282,7 +282,7 @@ def call(where: str, rule: Any, local_args: Optional[Callable], args: tuple, kwa
 
 @dataclasses.dataclass(frozen=True, eq=False)
 class ShardedCall:
-    """triton_kernel_call_p's description of a rule-partitioned call (primitive.Call)."""
+    """The description of a rule-partitioned call (primitive.Call), bound as triton_kernel_call_sharded_p."""
     spec: Spec
     partitioned = True
 
