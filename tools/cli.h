@@ -34,11 +34,9 @@ int cli_parse_digits_n(const char *s, size_t n, uint64_t *out);
 /* The same, 1 only for a number that fits. */
 int cli_parse_u64(const char *s, uint64_t *out);
 /* Reads a whole regular file of exactly `bytes` bytes (0: any size, returned in *size) into a malloc'ed buffer with
- * a NUL after it; refuses anything else (a FIFO is not waited on, a device not read). 0, or CLI_FAIL with
- * "trident: <what>: <problem naming the path>" printed. */
+ * a NUL after it, through base/file.h as libtrident reads its inputs: anything else is refused (a FIFO is not
+ * waited on, a device not read). 0, or CLI_FAIL with "trident: <what>: <problem naming the path>" printed. */
 int cli_read_file(const char *path, uint64_t bytes, char **data, uint64_t *size, const char *what);
-/* "a directory", "a FIFO", ... for a st_mode that is not a regular file. */
-const char *cli_file_kind(unsigned int mode);
 
 int cmd_devices(int argc, char **argv);
 int cmd_drivers(int argc, char **argv);

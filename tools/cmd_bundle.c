@@ -123,6 +123,10 @@ int cmd_bundle(int argc, char **argv)
                 namebuf = strdup(ki.name);
             if (!sigbuf)
                 sigbuf = strdup(ki.signature);
+            if (!namebuf || !sigbuf) {
+                fprintf(stderr, "trident: out of memory\n");
+                goto done;
+            }
             if (strcmp(namebuf, ki.name) != 0) {
                 fprintf(stderr, "trident: '%s' holds kernel '%s', the bundle is for '%s'\n", in, ki.name, namebuf);
                 goto done;

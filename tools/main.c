@@ -1,15 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* main.c: the trident command line. */
 #include <ctype.h>
-#include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
+#include "base/file.h"
 #include "tools/cli.h"
 
 static const struct {
@@ -147,57 +144,23 @@ int cli_parse_u64(const char *s, uint64_t *out)
 
 int cli_read_file(const char *path, uint64_t bytes, char **data, uint64_t *size, const char *what)
 {
-    /* O_NONBLOCK: a FIFO named here must not hang the command before fstat refuses it */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-    if (fd < 0) {
-        fprintf(stderr, "trident: %s: cannot open '%s': %s\n", what, path, strerror(errno));
+    /* base/file.c's reader, as libtrident's: a FIFO is not waited on, a device or directory not read */
+    char msg[8400], *buf;
+    size_t n;
+    if (trd_file_load(path, bytes && bytes < SIZE_MAX ? (size_t)bytes : SIZE_MAX - 1, &buf, &n, msg, sizeof msg) !=
+        TRD_OK) {
+        fprintf(stderr, "trident: %s: %s\n", what, msg);
         return CLI_FAIL;
     }
-    struct stat st;
-    int statted = fstat(fd, &st) == 0;
-    if (!statted || !S_ISREG(st.st_mode)) {
-        if (statted)
-            fprintf(stderr, "trident: %s: '%s' is %s, not a regular file\n", what, path, cli_file_kind(st.st_mode));
-        else
-            fprintf(stderr, "trident: %s: cannot stat '%s': %s\n", what, path, strerror(errno));
-        close(fd);
-        return CLI_FAIL;
-    }
-    uint64_t n = (uint64_t)st.st_size;
     if (bytes && n != bytes) {
-        close(fd);
-        fprintf(stderr, "trident: %s: '%s' has %llu bytes, not %llu\n", what, path, (unsigned long long)n,
-                (unsigned long long)bytes);
-        return CLI_FAIL;
-    }
-    char *buf = n < SIZE_MAX ? malloc((size_t)n + 1) : NULL;
-    uint64_t got = 0;
-    while (buf && got < n) {
-        ssize_t r = read(fd, buf + got, (size_t)(n - got));
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            break;
-        got += (uint64_t)r;
-    }
-    close(fd);
-    if (!buf || got != n) {
-        fprintf(stderr, "trident: %s: cannot read '%s': %s\n", what, path,
-                !buf ? "out of memory" : got < n ? "it shrank while being read" : strerror(errno));
+        fprintf(stderr, "trident: %s: '%s' has %zu bytes, not %llu\n", what, path, n, (unsigned long long)bytes);
         free(buf);
         return CLI_FAIL;
     }
-    buf[n] = '\0';
     *data = buf;
     if (size)
         *size = n;
     return 0;
-}
-
-const char *cli_file_kind(unsigned int mode)
-{
-    return S_ISDIR(mode) ? "a directory" : S_ISFIFO(mode) ? "a FIFO" : S_ISCHR(mode) ? "a character device"
-         : S_ISBLK(mode) ? "a block device" : S_ISSOCK(mode) ? "a socket" : "something else";
 }
 
 int main(int argc, char **argv)

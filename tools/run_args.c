@@ -13,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/file.h"
 #include "tools/run.h"
 
 /* "X[,Y[,Z]]" or "XxYxZ": decimal program counts 1 .. 2^31-1 (Triton's i32 program ids), fewer
@@ -429,7 +430,7 @@ int run_check_paths(const struct run_opts *o, const struct param *params, const 
             int special = stat(file, &st) == 0 && !S_ISREG(st.st_mode);
             if (special)
                 fprintf(stderr, "trident: --dump %s: '%s' is %s, not a regular file\n", o->dump, file,
-                        cli_file_kind(st.st_mode));
+                        trd_file_kind(st.st_mode));
             free(file);
             if (special)
                 return CLI_FAIL;

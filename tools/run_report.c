@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/file.h"
 #include "tools/run.h"
 
 static const char *fill_name(const struct arg_spec *s, const struct param *p, char *buf, size_t cap)
@@ -35,7 +36,7 @@ static int dump(const struct run_report *r, uint32_t i, char *file, size_t cap)
     struct stat st;
     /* a FIFO without a reader fails the open (ENXIO); one with a reader, or a device, opens */
     if (fd >= 0 ? fstat(fd, &st) == 0 && !S_ISREG(st.st_mode) : stat(file, &st) == 0 && !S_ISREG(st.st_mode)) {
-        fprintf(stderr, "trident: --dump: '%s' is %s, not a regular file\n", file, cli_file_kind(st.st_mode));
+        fprintf(stderr, "trident: --dump: '%s' is %s, not a regular file\n", file, trd_file_kind(st.st_mode));
         if (fd >= 0)
             close(fd);
         return CLI_FAIL;
