@@ -15,6 +15,7 @@
 #define RUN_MAX_ARGS 512
 #define RUN_MAX_OPTIONS 64
 #define RUN_MAX_CHECKS 64
+#define RUN_MAX_EXPR 4095 /* characters of a --check expression (its operations: run_expr.c's EXPR_NODES) */
 #define RUN_MAX_COUNT ((uint64_t)1 << 36) /* elements of one buffer */
 #define VALUE_TEXT 32                      /* value_text's longest, with its NUL */
 

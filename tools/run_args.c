@@ -68,7 +68,8 @@ static int cut_suffix(const char *ref, size_t *len, const char **suffix)
 }
 
 /* "ARG=FILE[:RTOL][:nan]" or "ARG==EXPR[:RTOL][:nan]": RTOL a number in [0, 1) (a suffix that is no number belongs
- * to FILE or EXPR), nan to have NaN match NaN. FILE and EXPR are taken whole, however long. */
+ * to FILE or EXPR), nan to have NaN match NaN. FILE and ARG are taken whole, however long; an EXPR longer than
+ * RUN_MAX_EXPR is refused saying so. */
 static int parse_check(const char *text, struct check_spec *c)
 {
     const char *eq = strchr(text, '=');
@@ -99,6 +100,9 @@ static int parse_check(const char *text, struct check_spec *c)
     }
     if (len == 0)
         return cli_usage("run", "--check '%s': no %s given", text, c->is_expr ? "expression" : "file");
+    if (c->is_expr && len > RUN_MAX_EXPR)
+        return cli_usage("run", "--check '%.*s==...': the expression is too long: %zu characters, more than the %d "
+                         "accepted", (int)(eq - text < 64 ? eq - text : 64), text, len, RUN_MAX_EXPR);
     c->target = strndup(text, (size_t)(eq - text));
     c->ref = strndup(ref, len);
     if (!c->target || !c->ref) {
