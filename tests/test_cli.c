@@ -2,7 +2,8 @@
 /* test_cli.c: the trident command line, run as a program, its output parsed
  * (JSON through jansson): devices, drivers, options (whose output is a valid
  * trident.ini), config check/show, run, info, bundle, exit codes, and bad
- * input (signatures, grids, scalars, files, a full disk under bundle -o). */
+ * input (signatures, grids, scalars and fills, files, special files, long arguments, checks against
+ * non-finite values, a full disk under bundle -o). */
 #include <ctype.h>
 #include <fcntl.h>
 #include <math.h>
