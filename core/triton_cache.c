@@ -19,10 +19,24 @@ static int is_dir(const char *path)
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
 
-static int exists(const char *path)
+/* Nothing has the name (a file of an entry that is simply absent); a directory, FIFO, device, link loop or dangling
+ * link under it is something, and reading it says what is wrong. */
+static int absent(const char *path)
 {
     struct stat st;
-    return stat(path, &st) == 0 && S_ISREG(st.st_mode);
+    return lstat(path, &st) != 0 && (errno == ENOENT || errno == ENOTDIR);
+}
+
+/* An optional file of the entry: *data NULL when absent, else its bytes; anything under the name that is not a
+ * readable regular file is an error naming it (never skipped, never read forever or waited on). */
+static trd_status_t read_optional(const char *path, size_t max, char **data, size_t *size)
+{
+    if (absent(path)) {
+        *data = NULL;
+        *size = 0;
+        return TRD_OK;
+    }
+    return trd_file_read(path, max, data, size);
 }
 
 /* Finds the metadata file of the entry: the path itself, or the one kernel
@@ -37,7 +51,7 @@ static trd_status_t find_json(const char *path, const char *name, char **json_pa
         char *p = trd_asprintf("%s/%s.json", path, name);
         if (!p)
             return trd_error_set(TRD_ERR_NO_MEMORY, "out of memory");
-        if (!exists(p)) {
+        if (absent(p)) {
             trd_status_t st = trd_error_set(TRD_ERR_NOT_FOUND, "Triton cache entry '%s' has no %s.json", path, name);
             free(p);
             return st;
@@ -80,13 +94,13 @@ static trd_status_t add_image(struct trd_kernel_src *src, const char *dir, const
     char *p = trd_asprintf("%s/%s%s", dir, meta->name, ext);
     if (!p)
         return trd_error_set(TRD_ERR_NO_MEMORY, "out of memory");
-    if (!exists(p)) {
+    char *data = NULL;
+    size_t size = 0;
+    trd_status_t st = read_optional(p, MAX_IMAGE, &data, &size);
+    if (st == TRD_OK && !data) {
         free(p);
         return TRD_OK;
     }
-    char *data = NULL;
-    size_t size = 0;
-    trd_status_t st = trd_file_read(p, MAX_IMAGE, &data, &size);
     if (st == TRD_OK && size == 0)
         st = trd_error_set(TRD_ERR_FORMAT, "'%s' is empty", p);
     if (st == TRD_OK) {
@@ -167,22 +181,21 @@ trd_status_t trd_triton_cache_read(const char *path, const char *name, int read_
             st = trd_error_set(TRD_ERR_NO_MEMORY, "out of memory");
             goto done;
         }
-        if (exists(ir_path)) {
-            char *ir;
-            size_t irlen;
-            st = trd_file_read(ir_path, MAX_METADATA, &ir, &irlen);
-            if (st == TRD_OK) {
-                char iwhat[600];
-                snprintf(iwhat, sizeof iwhat, "Triton IR '%s'", ir_path);
-                st = trd_signature_from_ttir(ir, irlen, meta.name, iwhat, &src.sig);
-                free(ir);
-            }
-            free(ir_path);
-            if (st != TRD_OK)
-                goto done;
-            break;
+        char *ir = NULL;
+        size_t irlen = 0;
+        st = read_optional(ir_path, MAX_METADATA, &ir, &irlen);
+        if (st == TRD_OK && ir) {
+            char iwhat[600];
+            snprintf(iwhat, sizeof iwhat, "Triton IR '%s'", ir_path);
+            st = trd_signature_from_ttir(ir, irlen, meta.name, iwhat, &src.sig);
         }
         free(ir_path);
+        int found = ir != NULL;
+        free(ir);
+        if (st != TRD_OK)
+            goto done;
+        if (found)
+            break;
     }
 done:
     free(dir);

@@ -2,11 +2,13 @@
 /* test_cli.c: the trident command line, run as a program, its output parsed
  * (JSON through jansson): devices, drivers, options (whose output is a valid
  * trident.ini), config check/show, run, info, bundle, exit codes, and bad
- * input (signatures, grids, scalars, files, a full disk under bundle -o). */
+ * input (signatures, grids, scalars and fills, files, special files, long arguments, checks against
+ * non-finite values, a full disk under bundle -o). */
 #include <ctype.h>
 #include <fcntl.h>
 #include <math.h>
 #include <jansson.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -554,7 +556,8 @@ START_TEST(cli_grid_and_scalars)
                              "2.5 1 -p 11",
                              so),
                      0);
-    ck_assert_msg(strstr(out, ": -128 -32768 -2.14748e+09 -9.22337e+18 4.29497e+09 1.84467e+19 65504 -1 1.5 2.5 1\n"),
+    ck_assert_msg(strstr(out, ": -128 -32768 -2147483648 -9.223372036854776e+18 4294967295 1.8446744073709552e+19 65504 -1 "
+                              "1.5 2.5 1\n"),
                   "%s", out);
 }
 END_TEST
@@ -583,7 +586,7 @@ START_TEST(cli_messages)
     ck_assert_int_eq(trident("run %s buf:2:file:%s buf:1 buf:1 1", bundle, path), 1);
     ck_assert_msg(strstr(out, "has 3 bytes, not the COUNT elements given of 4 bytes (8 bytes)"), "%s", out);
     ck_assert_int_eq(trident("run %s buf:file:/dev/zero buf:1 buf:1 1", bundle), 1);
-    ck_assert_msg(strstr(out, "'/dev/zero' is not a regular file"), "%s", out);
+    ck_assert_msg(strstr(out, "'/dev/zero' is a character device, not a regular file"), "%s", out);
     unlink(path);
     /* bundle: a missing input cannot be opened, whatever else is missing */
     ck_assert_int_eq(trident("bundle -o %s /nonexistent/missing.so", path), 1);
@@ -915,6 +918,237 @@ START_TEST(run_gpu_fault)
 }
 END_TEST
 
+/* --check against non-finite expectations compares as IEEE does: inf equals inf of its sign only, NaN nothing
+ * unless the check ends in :nan (1/0, 1e999, exp(1000) and a file of infinities passed every finite output:
+ * |got - inf| <= rtol * inf; NaN matched NaN). */
+START_TEST(run_check_non_finite)
+{
+    const char *so = tu_undeclared_kernel();
+    char run[4200];
+    snprintf(run, sizeof run, "run %s -n undeclared_kernel -s 'out:*fp32' -w 0", so);
+    const char *never[] = {"out==1/0", "out==1e999", "out==exp(1000)", "out==-1/0", "out==0/0", "out==0/0:0.5"};
+    for (size_t i = 0; i < TU_LEN(never); i++) {
+        ck_assert_msg(trident("%s buf:4096:rand --check '%s'", run, never[i]) == 1, "%s: %s", never[i], out);
+        ck_assert_msg(strstr(out, "4096 of 4096 elements differ"), "%s: %s", never[i], out);
+    }
+    const char *dir = tu_scratch_dir("run_check_inf");
+    static float inf[4096];
+    for (size_t i = 0; i < TU_LEN(inf); i++)
+        inf[i] = INFINITY;
+    write_file(tu_path("%s/inf.bin", dir), inf, sizeof inf);
+    ck_assert_int_eq(trident("%s buf:4096:rand --check out=%s/inf.bin:0.5 --json", run, dir), 1);
+    json_t *j = parse_report();
+    ck_assert_int_eq(jnum(j, "checks.0.mismatches"), 4096);
+    ck_assert_str_eq(json_string_value(jget(j, "checks.0.first_mismatches.0.expected")), "inf");
+    json_decref(j);
+    /* inf equals inf of its sign; NaN equals NaN only when asked */
+    ck_assert_int_eq(trident("%s buf:4096:const:inf --check out=%s/inf.bin --check 'out==1/0'", run, dir), 0);
+    ck_assert_int_eq(trident("%s buf:4096:const:-inf --check out=%s/inf.bin", run, dir), 1);
+    ck_assert_int_eq(trident("%s buf:8:const:nan --check 'out==0/0'", run), 1);
+    ck_assert_msg(strstr(out, "8 of 8 elements differ beyond rtol 1e-05: [0] nan, expected nan"), "%s", out);
+    ck_assert_int_eq(trident("%s buf:8:const:nan --check 'out==0/0:nan' --check 'out==out:0.1:nan' --json -p 8", run), 0);
+    j = parse_report();
+    ck_assert(json_is_true(jget(j, "checks.0.nan_equal")) && json_is_true(jget(j, "checks.0.ok")));
+    ck_assert_str_eq(json_string_value(jget(j, "buffers.0.values.0")), "nan");
+    json_decref(j);
+    ck_assert_int_eq(trident("%s buf:8:seq --check 'out==i:nan'", run), 0);
+    ck_assert_int_eq(trident("%s buf:8:const:nan --check 'out==1:nan'", run), 1);
+    /* an integer output: an expectation it cannot hold never matches (1/0 matched -1: inf became all ones) */
+    ck_assert_int_eq(trident("run %s -n undeclared_kernel -s 'out:*i32' -w 0 buf:4:const:-1 --check 'out==1/0' "
+                             "--check 'out==-3000000000' --check 'out==0/0:nan'", so), 1);
+    ck_assert_msg(count(out, "4 of 4 elements differ beyond") == 3 && strstr(out, "[0] -1, expected inf"), "%s", out);
+    /* i64 elements are compared exactly (2^53 + 1 matched 2^53 as doubles) */
+    int64_t v = (int64_t)1 << 53;
+    write_file(tu_path("%s/i64.bin", dir), &v, sizeof v);
+    ck_assert_int_eq(trident("run %s -n undeclared_kernel -s 'out:*i64' -w 0 buf:1:const:9007199254740993 "
+                             "--check out=%s/i64.bin", so, dir), 1);
+    ck_assert_msg(strstr(out, "[0] 9007199254740993, expected 9007199254740992"), "%s", out);
+}
+END_TEST
+
+/* buf:N:const:V is checked against the element type by the scalars' own routine (1e39 became inf in fp32,
+ * 3000000000 -1294967296 in i32, 1.5 one, -1e30 an undefined conversion); seq stays exact. */
+START_TEST(run_fill_values_checked)
+{
+    const char *so = tu_undeclared_kernel();
+    struct {
+        const char *type, *fill, *needle;
+    } bad[] = {
+        {"fp32", "const:1e39", "argument 0 out (*fp32): const:'1e39' is out of range (the largest finite fp32"},
+        {"fp16", "const:65536", "is out of range (the largest finite fp16 is 65504)"},
+        {"i32", "const:3000000000", "const:'3000000000' is out of range for i32 (-2147483648 .. 2147483647)"},
+        {"i32", "const:1.5", "const:'1.5' is not an integer"},
+        {"i32", "const:-1e30", "const:'-1e30' is not an integer"},
+        {"i8", "const:-129", "out of range for i8"},
+        {"u32", "const:-1", "out of range for u32"},
+        {"i1", "const:2", "out of range for i1"},
+        {"u64", "const:18446744073709551616", "out of range for u64"},
+        {"fp8e5", "const:0x100", "is not an fp8 value"},
+        {"fp32", "const:", "is not a number"},
+        {"i8", "seq", "seq of 200 elements reaches 199, more than i8 holds"},
+        {"fp16", "seq", "seq of 3000 elements reaches 2999, more than fp16 holds exactly (at most 2049 elements)"},
+    };
+    for (size_t i = 0; i < TU_LEN(bad); i++) {
+        const char *count_ = strcmp(bad[i].fill, "seq") != 0 ? "4" : strcmp(bad[i].type, "i8") == 0 ? "200" : "3000";
+        ck_assert_msg(trident("run %s -n undeclared_kernel -s 'out:*%s' buf:%s:%s", so, bad[i].type, count_,
+                              bad[i].fill) == 2, "%s %s: %s", bad[i].type, bad[i].fill, out);
+        ck_assert_msg(strstr(out, bad[i].needle), "%s %s: %s", bad[i].type, bad[i].fill, out);
+    }
+    /* the ends of the ranges, exactly */
+    struct {
+        const char *type, *fill, *printed;
+    } good[] = {
+        {"i64", "const:9223372036854775807", ": 9223372036854775807 9223372036854775807\n"},
+        {"i64", "const:-9223372036854775808", ": -9223372036854775808 -9223372036854775808\n"},
+        {"u64", "const:0xffffffffffffffff", ": 18446744073709551615 18446744073709551615\n"},
+        {"i32", "const:-2147483648", ": -2147483648 -2147483648\n"},
+        {"i8", "const:0x7f", ": 127 127\n"},
+        {"fp32", "const:3.4028234663852886e38", ": 3.4028235e+38 3.4028235e+38\n"},
+        {"fp8e4nv", "const:0xff", ": 255 255\n"},
+    };
+    for (size_t i = 0; i < TU_LEN(good); i++) {
+        ck_assert_msg(trident("run %s -n undeclared_kernel -s 'out:*%s' buf:2:%s -p 2", so, good[i].type,
+                              good[i].fill) == 0, "%s %s: %s", good[i].type, good[i].fill, out);
+        ck_assert_msg(strstr(out, good[i].printed), "%s %s: %s", good[i].type, good[i].fill, out);
+    }
+    ck_assert_int_eq(trident("run %s -n undeclared_kernel -s 'out:*i8' buf:128:seq -p 128", so), 0);
+    ck_assert_msg(strstr(out, " 126 127\n"), "%s", out);
+}
+END_TEST
+
+/* -p prints integers as integers, exactly (an i64 of 493827156 printed 4.93827e+08), and floats in the fewest
+ * digits that read back as the same element (whole numbers below 10^17 in full); --json gives integers as JSON integers (a u64 above 2^63-1 as a
+ * decimal string) and non-finite floats as "inf", "-inf", "nan" (they were left out of the array). */
+START_TEST(run_print_exact)
+{
+    const char *so = tu_undeclared_kernel();
+    ck_assert_int_eq(trident("run %s -n undeclared_kernel -s 'a:*i64,b:*u32,c:*i16,d:*fp64,e:*fp32,f:*fp16,g:*bf16' "
+                             "buf:2:const:493827156 buf:2:const:4294967295 buf:2:const:-32768 "
+                             "buf:2:const:0.30000000000000004 buf:2:const:0.1 buf:2:const:65504 buf:2:const:-inf -p 2",
+                             so), 0);
+    const char *lines[] = {"arg 0 a (*i64): 493827156 493827156\n", "arg 1 b (*u32): 4294967295 4294967295\n",
+                           "arg 2 c (*i16): -32768 -32768\n", "arg 3 d (*fp64): 0.30000000000000004 0.30000000000000004\n",
+                           "arg 4 e (*fp32): 0.1 0.1\n", "arg 5 f (*fp16): 65504 65504\n",
+                           "arg 6 g (*bf16): -inf -inf\n"};
+    for (size_t i = 0; i < TU_LEN(lines); i++)
+        ck_assert_msg(strstr(out, lines[i]), "'%s' missing: %s", lines[i], out);
+    ck_assert_int_eq(trident("run %s -n undeclared_kernel -s 'a:*i64,b:*u64,c:*fp32' buf:1:const:-9223372036854775807 "
+                             "buf:1:const:18446744073709551615 buf:3:const:nan -p 3 --json", so), 0);
+    json_t *j = parse_report();
+    ck_assert(json_is_integer(jget(j, "buffers.0.values.0")));
+    ck_assert_int_eq(json_integer_value(jget(j, "buffers.0.values.0")), -INT64_MAX);
+    ck_assert_str_eq(json_string_value(jget(j, "buffers.1.values.0")), "18446744073709551615");
+    ck_assert_uint_eq(json_array_size(jget(j, "buffers.2.values")), 3);
+    ck_assert_str_eq(json_string_value(jget(j, "buffers.2.values.2")), "nan");
+    json_decref(j);
+}
+END_TEST
+
+/* Long arguments are taken whole or refused saying so, never cut: a 4 KB --check said "no expression given", a
+ * parameter name of more than 63 characters could not be checked, a long ARCH of bundle was cut, counts with
+ * many leading zeros were "not X[,Y[,Z]]". */
+START_TEST(cli_long_arguments)
+{
+    const char *so = tu_undeclared_kernel();
+    static char expr[4400], ones[4400];
+    size_t n = 0;
+    n += (size_t)snprintf(expr + n, sizeof expr - n, "out==x");
+    while (n < 4200)
+        n += (size_t)snprintf(expr + n, sizeof expr - n, "+x");
+    ck_assert_int_eq(trident("run %s -n undeclared_kernel -s 'out:*fp32,x:*fp32' buf:4 buf:4 --check '%s'", so, expr), 2);
+    ck_assert_msg(strstr(out, "too long") && !strstr(out, "no expression"), "%.2000s", out);
+    /* one of more than 4095 characters says so, whatever it holds; a long one below that runs */
+    memset(ones, '0', 4100);
+    snprintf(ones + 4100, sizeof ones - 4100, "1");
+    ck_assert_int_eq(trident("run %s -n undeclared_kernel -s 'out:*fp32' buf:4:const:1 --check 'out==%s'", so, ones), 2);
+    ck_assert_msg(strstr(out, "--check 'out==...': the expression is too long: 4101 characters, more than the 4095 "
+                              "accepted"), "%.300s", out);
+    ck_assert_int_eq(trident("run %s -n undeclared_kernel -s 'out:*fp32' buf:4:const:1 --check 'out==%s:0.5:nan'", so,
+                             ones + 6), 0);
+    /* names longer than 63 characters: checked, read by expressions, shown whole */
+    char name[101];
+    memset(name, 'n', 100);
+    name[100] = '\0';
+    ck_assert_int_eq(trident("run %s -n undeclared_kernel -s '%s:*fp32,x:*fp32' buf:4:const:2 buf:4:const:2 "
+                             "--check '%s==x' --check 'x==%s' --json", so, name, name, name), 0);
+    json_t *j = parse_report();
+    ck_assert_str_eq(json_string_value(jget(j, "buffers.0.name")), name);
+    ck_assert_str_eq(json_string_value(jget(j, "checks.0.name")), name);
+    json_decref(j);
+    char prefix[64];
+    memcpy(prefix, name, 63);
+    prefix[63] = '\0';
+    ck_assert_int_eq(trident("run %s -n undeclared_kernel -s '%s:*fp32' buf:4 --check '%s==0'", so, name, prefix), 2);
+    ck_assert_msg(strstr(out, "is not an argument of the kernel"), "%s", out);
+    ck_assert_int_eq(trident("info %s -n undeclared_kernel -s '%s:*fp32' --json", so, name), 0);
+    j = parse();
+    ck_assert_str_eq(json_string_value(jget(j, "params.0.name")), name);
+    json_decref(j);
+    /* numbers with many leading zeros are the numbers */
+    ck_assert_int_eq(trident("run %s -n undeclared_kernel -s 'out:*i32' -g 00000000000000000000002 "
+                             "buf:000000000000000000000000000000000000003:seq -p 3", so), 0);
+    ck_assert_msg(strstr(out, "grid 2x1x1") && strstr(out, ": 0 1 2\n"), "%s", out);
+    /* bundle: an ARCH too long for the bundle is refused, not cut */
+    char arch[200];
+    memset(arch, 'a', 150);
+    arch[150] = '\0';
+    const char *dir = tu_scratch_dir("cli_long");
+    ck_assert_int_eq(trident("bundle -o %s/k.trdb -s '*fp32' %s@%s", dir, so, arch), 2);
+    ck_assert_msg(strstr(out, "longer than") && access(tu_path("%s/k.trdb", dir), F_OK) != 0, "%s", out);
+}
+END_TEST
+
+/* Special files: a bundle's metadata that is a FIFO or a device, a --dump target that is a FIFO, a cache entry
+ * whose .cubin is a directory are errors naming them (a FIFO hung bundle and --dump, /dev/zero was read until
+ * memory ran out, the entry loaded as PTX alone with exit 0). */
+START_TEST(cli_special_files)
+{
+    const char *dir = tu_scratch_dir("cli_special");
+    const char *so = tu_undeclared_kernel();
+    const char *fifo = tu_path("%s/fifo", dir);
+    ck_assert_int_eq(mkfifo(fifo, 0644), 0);
+    const char *metas[][2] = {{fifo, "is a FIFO"}, {"/dev/zero", "is a character device"}};
+    for (size_t i = 0; i < TU_LEN(metas); i++) {
+        ck_assert_int_eq(shell("ulimit -v 4000000; timeout 20 %s/tools/trident bundle -o %s/k.trdb -s '*fp32' %s@x86_64@%s",
+                               tu_builddir(), dir, so, metas[i][0]), 1);
+        ck_assert_msg(strstr(out, metas[i][0]) && strstr(out, metas[i][1]), "%s", out);
+    }
+    ck_assert_int_eq(mkfifo(tu_path("%s/arg0.bin", dir), 0644), 0);
+    ck_assert_int_eq(shell("timeout 20 %s/tools/trident run %s -n undeclared_kernel -s '*fp32' buf:4 --dump %s",
+                           tu_builddir(), so, dir), 1);
+    ck_assert_msg(strstr(out, tu_path("%s/arg0.bin", dir)) && strstr(out, "FIFO"), "%s", out);
+    /* a Triton cache entry whose .cubin is a directory */
+    const char *files[] = {"add_kernel.json", "add_kernel.ptx", "add_kernel.ttir"};
+    for (size_t i = 0; i < TU_LEN(files); i++)
+        ck_assert_int_eq(shell("cp %s/%s %s/", tu_fixture("cuda", "add_fp32"), files[i], dir), 0);
+    ck_assert_int_eq(trident("info %s/add_kernel.json", dir), 0);
+    ck_assert_int_eq(mkdir(tu_path("%s/add_kernel.cubin", dir), 0755), 0);
+    ck_assert_int_eq(trident("info %s/add_kernel.json", dir), 1);
+    ck_assert_msg(strstr(out, tu_path("'%s/add_kernel.cubin' is a directory", dir)), "%s", out);
+}
+END_TEST
+
+/* bundle IMAGE@ARCH@METADATA.json: the input ends in .json but is no cache entry (it was taken for one: "cannot
+ * open 'k.so@x86_64@meta.json'"); the metadata file is read and kept. */
+START_TEST(cli_bundle_image_metadata)
+{
+    const char *dir = tu_scratch_dir("cli_bundle_meta");
+    const char *meta = "{\"name\": \"undeclared_kernel\", \"num_warps\": 1, \"shared\": 0, "
+                       "\"target\": {\"backend\": \"host\", \"arch\": \"x86_64\", \"warp_size\": 1}}";
+    write_file(tu_path("%s/meta.json", dir), meta, strlen(meta));
+    ck_assert_int_eq(trident("bundle -o %s/k.trdb -s '*fp32' %s@x86_64@%s/meta.json", dir, tu_undeclared_kernel(), dir),
+                     0);
+    ck_assert_int_eq(trident("info %s/k.trdb --json", dir), 0);
+    json_t *j = parse();
+    ck_assert_str_eq(json_string_value(jget(j, "targets.0.metadata.name")), "undeclared_kernel");
+    ck_assert_str_eq(json_string_value(jget(j, "targets.0.arch")), "x86_64");
+    json_decref(j);
+    /* a cache entry's metadata path still names the entry when it is missing */
+    ck_assert_int_eq(trident("bundle -o %s/k.trdb %s/missing.json", dir, dir), 1);
+    ck_assert_msg(strstr(out, "missing.json"), "%s", out);
+}
+END_TEST
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("cli");
@@ -949,6 +1183,15 @@ static Suite *suite(void)
     tcase_add_test(r, run_faulting_kernel);
     tcase_add_test(r, run_gpu_fault);
     suite_add_tcase(s, r);
+    TCase *h = tcase_create("hostile");
+    tcase_set_timeout(h, 300);
+    tcase_add_test(h, run_check_non_finite);
+    tcase_add_test(h, run_fill_values_checked);
+    tcase_add_test(h, run_print_exact);
+    tcase_add_test(h, cli_long_arguments);
+    tcase_add_test(h, cli_special_files);
+    tcase_add_test(h, cli_bundle_image_metadata);
+    suite_add_tcase(s, h);
     return s;
 }
 

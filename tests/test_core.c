@@ -7,6 +7,7 @@
  * given signature against the kernel's own, grid limits, bundle files. */
 #include <malloc.h>
 #include <pthread.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "core/internal.h"
@@ -391,6 +392,18 @@ START_TEST(triton_cache_entry)
 }
 END_TEST
 
+/* Copies files of the CUDA add_fp32 entry into dir. */
+static void copy_fixture(const char *dir, const char *const *files, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char *data;
+        size_t len;
+        TU_OK(trd_file_read(tu_path("%s/%s", tu_fixture("cuda", "add_fp32"), files[i]), 1 << 24, &data, &len));
+        TU_OK(trd_file_write_atomic(tu_path("%s/%s", dir, files[i]), data, len, 0644));
+        free(data);
+    }
+}
+
 /* A caller's explicit signature wins over the Triton IR beside the entry: the IR of a kernel taking a host tensor
  * descriptor has !tt.tensordesc parameters, which are not launch types (the launch passes an nvTmaDesc, shape and
  * strides), and is not read at all then. */
@@ -399,13 +412,7 @@ START_TEST(triton_cache_explicit_signature)
     char dir[] = "/tmp/trd_cache_XXXXXX";
     ck_assert_ptr_nonnull(mkdtemp(dir));
     const char *files[] = {"add_kernel.json", "add_kernel.cubin"};
-    for (size_t i = 0; i < TRD_ARRAY_SIZE(files); i++) {
-        char *data;
-        size_t len;
-        TU_OK(trd_file_read(tu_path("%s/%s", tu_fixture("cuda", "add_fp32"), files[i]), 1 << 24, &data, &len));
-        TU_OK(trd_file_write_atomic(tu_path("%s/%s", dir, files[i]), data, len, 0644));
-        free(data);
-    }
+    copy_fixture(dir, files, TRD_ARRAY_SIZE(files));
     const char *ttir = "module {\n  tt.func public @add_kernel(%a: !tt.tensordesc<tensor<64x64xf16>> loc(\"a\"(#loc)), "
                        "%out: !tt.ptr<f16> loc(\"out\"(#loc))) attributes {noinline = false} {\n    tt.return\n  }\n}\n";
     TU_OK(trd_file_write_atomic(tu_path("%s/add_kernel.ttir", dir), ttir, strlen(ttir), 0644));
@@ -431,6 +438,52 @@ START_TEST(triton_cache_explicit_signature)
         ck_assert_int_eq(remove(tu_path("%s/%s", dir, files[i])), 0);
     ck_assert_int_eq(remove(tu_path("%s/add_kernel.ttir", dir)), 0);
     ck_assert_int_eq(rmdir(dir), 0);
+}
+END_TEST
+
+/* An image file of an entry that cannot be read (a directory, a FIFO, a link loop, a character device, a dangling
+ * link) is an error naming it: the entry loaded as PTX only, exit 0, instead. A FIFO is refused without waiting
+ * for a writer, a device without reading it; an image that is simply absent stays optional. */
+START_TEST(triton_cache_unreadable_image)
+{
+    const char *dir = tu_scratch_dir("cache_unreadable");
+    const char *files[] = {"add_kernel.json", "add_kernel.ptx", "add_kernel.ttir"};
+    copy_fixture(dir, files, TRD_ARRAY_SIZE(files));
+    const char *cubin = tu_path("%s/add_kernel.cubin", dir);
+    struct trd_kernel_src src;
+    TU_OK(trd_triton_cache_read(dir, NULL, 1, &src)); /* no .cubin: the PTX alone */
+    ck_assert_uint_eq(src.ntargets, 1);
+    ck_assert_int_eq(src.targets[0].format, TRD_FORMAT_PTX);
+    trd_kernel_src_free(&src);
+    struct {
+        const char *what, *needle;
+    } cases[] = {{"directory", "is a directory"}, {"fifo", "is a FIFO"}, {"loop", "Too many levels of symbolic links"},
+                 {"zero", "is a character device"}, {"dangling", "No such file"}};
+    for (size_t i = 0; i < TRD_ARRAY_SIZE(cases); i++) {
+        const char *w = cases[i].what;
+        int made = !strcmp(w, "directory") ? mkdir(cubin, 0755)
+                 : !strcmp(w, "fifo")      ? mkfifo(cubin, 0644)
+                 : !strcmp(w, "loop")      ? symlink(cubin, cubin)
+                 : !strcmp(w, "zero")      ? symlink("/dev/zero", cubin)
+                                           : symlink(tu_path("%s/missing.cubin", dir), cubin);
+        ck_assert_int_eq(made, 0);
+        ck_assert_int_ne(trd_triton_cache_read(dir, NULL, 1, &src), TRD_OK);
+        const char *msg = trd_error_message();
+        ck_assert_msg(strstr(msg, cubin) && strstr(msg, cases[i].needle), "%s: %s", w, msg);
+        ck_assert_int_eq(!strcmp(w, "directory") ? rmdir(cubin) : unlink(cubin), 0);
+    }
+    /* the Triton IR the signature comes from, likewise */
+    const char *ttir = tu_path("%s/add_kernel.ttir", dir);
+    ck_assert_int_eq(unlink(ttir), 0);
+    ck_assert_int_eq(mkfifo(ttir, 0644), 0);
+    ck_assert_int_ne(trd_triton_cache_read(dir, NULL, 1, &src), TRD_OK);
+    ck_assert_msg(strstr(trd_error_message(), ttir) && strstr(trd_error_message(), "is a FIFO"), "%s",
+                  trd_error_message());
+    ck_assert_int_eq(unlink(ttir), 0);
+    /* a name given whose metadata is not a file says what it is, not that there is none */
+    ck_assert_int_eq(mkdir(tu_path("%s/other.json", dir), 0755), 0);
+    ck_assert_int_ne(trd_triton_cache_read(dir, "other", 1, &src), TRD_OK);
+    ck_assert_msg(strstr(trd_error_message(), "other.json' is a directory"), "%s", trd_error_message());
 }
 END_TEST
 
@@ -1084,6 +1137,7 @@ static Suite *suite(void)
     tcase_add_test(t, bundle_corrupt);
     tcase_add_test(t, triton_cache_entry);
     tcase_add_test(t, triton_cache_explicit_signature);
+    tcase_add_test(t, triton_cache_unreadable_image);
     tcase_add_test(t, formats_and_targets);
     tcase_add_test(t, half_and_bf16);
     tcase_add_test(t, sha256_vectors);

@@ -5,6 +5,7 @@
 #define TRD_TOOLS_CLI_H
 
 #include <jansson.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include <trident/trident.h>
@@ -28,8 +29,14 @@ int cli_error(void);
 /* Digits in decimal or 0x hex, nothing else (no sign, space or octal): 1 and *out, 0 when
  * malformed, -1 when the number does not fit 64 bits. */
 int cli_parse_digits(const char *s, uint64_t *out);
+/* The same for the n characters at s. */
+int cli_parse_digits_n(const char *s, size_t n, uint64_t *out);
 /* The same, 1 only for a number that fits. */
 int cli_parse_u64(const char *s, uint64_t *out);
+/* Reads a whole regular file of exactly `bytes` bytes (0: any size, returned in *size) into a malloc'ed buffer with
+ * a NUL after it, through base/file.h as libtrident reads its inputs: anything else is refused (a FIFO is not
+ * waited on, a device not read). 0, or CLI_FAIL with "trident: <what>: <problem naming the path>" printed. */
+int cli_read_file(const char *path, uint64_t bytes, char **data, uint64_t *size, const char *what);
 
 int cmd_devices(int argc, char **argv);
 int cmd_drivers(int argc, char **argv);

@@ -20,24 +20,6 @@ static const char help[] =
     "(a host shared object, cubin, PTX, HSACO, SPIR-V or zebin; ARCH such as sm90, gfx942, x86_64).\n"
     "The bundle format is described in docs/bundle.md.\n";
 
-static char *read_text(const char *path)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return NULL;
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *m = open_memstream(&buf, &len);
-    char chunk[4096];
-    size_t n;
-    while (m && (n = fread(chunk, 1, sizeof chunk, f)) > 0)
-        fwrite(chunk, 1, n, m);
-    fclose(f);
-    if (m)
-        fclose(m);
-    return buf;
-}
-
 int cmd_bundle(int argc, char **argv)
 {
     static const struct option longs[] = {{"output", required_argument, NULL, 'o'}, {"name", required_argument, NULL, 'n'},
@@ -75,28 +57,32 @@ int cmd_bundle(int argc, char **argv)
         for (int i = 0; i < ninputs; i++) {
             const char *in = argv[optind + i];
             size_t len = strlen(in);
-            /* A cache entry is a directory or its metadata file; anything else is an image. */
+            /* A cache entry is a directory or its metadata file; anything else is an image (IMAGE@ARCH@META.json
+             * too: it ends in .json, but names no file as a whole) */
             struct stat st;
-            int is_cache = (len > 5 && strcmp(in + len - 5, ".json") == 0) || (stat(in, &st) == 0 && S_ISDIR(st.st_mode));
+            int json = len > 5 && strcmp(in + len - 5, ".json") == 0, whole = stat(in, &st) == 0;
+            int is_cache = (whole && S_ISDIR(st.st_mode)) || (json && (whole || !strchr(in, '@')));
             if (is_cache != (pass == 0))
                 continue;
+            /* IMAGE[@ARCH[@METADATA.json]], each part whole (a long one was cut) */
             char path[4096], arch[64] = "", meta_path[4096] = "";
-            snprintf(path, sizeof path, "%s", in);
-            char *at = strchr(path, '@');
-            if (at && !is_cache) {
-                *at = '\0';
-                char *at2 = strchr(at + 1, '@');
-                if (at2) {
-                    *at2 = '\0';
-                    snprintf(meta_path, sizeof meta_path, "%s", at2 + 1);
-                }
-                snprintf(arch, sizeof arch, "%s", at + 1);
-            }
-            char *meta = meta_path[0] ? read_text(meta_path) : NULL;
-            if (meta_path[0] && !meta) {
-                fprintf(stderr, "trident: cannot read metadata '%s': %s\n", meta_path, strerror(errno));
+            const char *at = is_cache ? NULL : strchr(in, '@'), *at2 = at ? strchr(at + 1, '@') : NULL;
+            size_t plen = at ? (size_t)(at - in) : len, alen = at ? (at2 ? (size_t)(at2 - at - 1) : strlen(at + 1)) : 0;
+            const char *part = plen >= sizeof path ? "the image's path" : alen >= sizeof arch ? "ARCH"
+                             : at2 && strlen(at2 + 1) >= sizeof meta_path ? "METADATA's path" : NULL;
+            if (part) {
+                rc = cli_usage("bundle", "'%.64s...': %s is longer than %zu characters", in, part,
+                               (part[0] == 'A' ? sizeof arch : sizeof path) - 1);
                 goto done;
             }
+            snprintf(path, sizeof path, "%.*s", (int)plen, in);
+            if (at)
+                snprintf(arch, sizeof arch, "%.*s", (int)alen, at + 1);
+            if (at2)
+                snprintf(meta_path, sizeof meta_path, "%s", at2 + 1);
+            char *meta = NULL;
+            if (meta_path[0] && cli_read_file(meta_path, 0, &meta, NULL, "metadata"))
+                goto done;
             metas[i] = meta;
             char target[128] = "";
             if (!is_cache && access(path, R_OK) != 0) {
@@ -137,6 +123,10 @@ int cmd_bundle(int argc, char **argv)
                 namebuf = strdup(ki.name);
             if (!sigbuf)
                 sigbuf = strdup(ki.signature);
+            if (!namebuf || !sigbuf) {
+                fprintf(stderr, "trident: out of memory\n");
+                goto done;
+            }
             if (strcmp(namebuf, ki.name) != 0) {
                 fprintf(stderr, "trident: '%s' holds kernel '%s', the bundle is for '%s'\n", in, ki.name, namebuf);
                 goto done;

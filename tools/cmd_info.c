@@ -16,12 +16,15 @@ static const char help[] =
 
 static json_t *info_json(trd_kernel_t *k, const trd_kernel_info_t *ki)
 {
-    static struct param params[RUN_MAX_ARGS];
-    uint32_t n = param_parse(ki->signature, params, RUN_MAX_ARGS);
+    uint32_t n = 0;
+    struct param *params = param_parse(ki->signature, &n);
+    if (!params)
+        return NULL;
     json_t *ps = json_array(), *ts = json_array();
     for (uint32_t i = 0; i < n; i++)
         json_array_append_new(ps, json_pack("{s:I, s:s, s:s, s:b}", "index", (json_int_t)i, "name", params[i].name,
                                             "type", params[i].type, "pointer", params[i].pointer));
+    param_free(params, n);
     for (uint32_t i = 0; i < ki->num_targets; i++) {
         trd_target_info_t t = {.struct_size = sizeof t};
         trd_kernel_target_info(k, i, &t);

@@ -18,11 +18,13 @@ static const char run_help[] =
     "KERNEL: a Triton cache entry (<name>.json or its directory), a trident bundle, or a raw image\n"
     "(a host shared object, cubin, PTX, HSACO ...; give --name and --signature).\n\n"
     "ARG, one per kernel parameter (constexpr ones excluded), typed by the signature:\n"
-    "  NUMBER                  a scalar in its type's range (integers in decimal or 0x hex)\n"
+    "  NUMBER                  a scalar in its type's range (integers in decimal or 0x hex, fp8 as its\n"
+    "                          bits; floats within the largest finite value, or inf, nan)\n"
     "  buf:COUNT[:FILL]        a device buffer of COUNT elements of the pointee type; FILL is zero\n"
-    "                          (default), seq (0, 1, 2 ...), const:V, file:PATH or rand[:SEED]: floats\n"
-    "                          uniform in [-1, 1), integers in [-100, 100] ([0, 200] unsigned), from\n"
-    "                          xoshiro256** with a stream of its own per argument and SEED (default 0)\n"
+    "                          (default), seq (0, 1, 2 ..., every one exact in the type), const:V (V\n"
+    "                          checked as a scalar of the pointee type is), file:PATH or rand[:SEED]:\n"
+    "                          floats uniform in [-1, 1), integers in [-100, 100] ([0, 200] unsigned),\n"
+    "                          from xoshiro256** with a stream of its own per argument and SEED (default 0)\n"
     "  buf:file:PATH           a buffer holding the file's bytes\n"
     "  null                    a NULL pointer\n\n"
     "options:\n"
@@ -38,26 +40,34 @@ static const char run_help[] =
     "      --bytes N           bytes one launch moves, for GB/s (default: the buffers' sizes summed,\n"
     "                          each read or written once; 0: no bandwidth)\n"
     "      --outputs first|last  the launch whose outputs are printed, dumped and checked (default first)\n"
-    "  -p, --print N           print the first N elements of every buffer\n"
+    "  -p, --print N           print the first N elements of every buffer: integers exactly, floats in\n"
+    "                          the fewest digits that read back as the same element\n"
     "      --dump DIR          write every buffer to DIR/arg<i>.bin (DIR must exist)\n"
-    "      --check ARG=FILE[:RTOL]\n"
+    "      --check ARG=FILE[:RTOL][:nan]\n"
     "                          compare output ARG (an index or a parameter's name) element by element\n"
     "                          with FILE (raw elements of its type); repeatable\n"
-    "      --check 'ARG==EXPR[:RTOL]'\n"
+    "      --check 'ARG==EXPR[:RTOL][:nan]'\n"
     "                          ... with an expression of the arguments' initial values: names (x_ptr,\n"
     "                          arg0; a buffer gives its element i), i, numbers, + - * / ( ), abs sqrt\n"
-    "                          exp log sin cos tanh floor ceil min max pow, sum(BUFFER); evaluated in\n"
+    "                          exp log sin cos tanh floor ceil min max pow, sum(BUFFER); at most 4095\n"
+    "                          characters and 256 numbers, names and operations; evaluated in\n"
     "                          double and stored in the output's type. An element passes when\n"
     "                          |got - expected| <= RTOL * max(|expected|, 1); default RTOL: 0 (exact)\n"
-    "                          for integers, 1e-5 fp32, 1e-12 fp64, 4e-3 fp16, 1.6e-2 bf16\n"
+    "                          for integers, 1e-5 fp32, 1e-12 fp64, 4e-3 fp16, 1.6e-2 bf16. Integers\n"
+    "                          compare as integers; an infinity equals only the infinity of its sign,\n"
+    "                          NaN nothing (with :nan, NaN equals NaN); an expected value an integer\n"
+    "                          output cannot hold (inf, nan, out of its range) never matches\n"
     "      --json              one JSON object: kernel, signature, device, format, grid, load_ms,\n"
     "                          registers, spills, timing {clock, warmup, launches, min_ms, median_ms,\n"
     "                          mean_ms, max_ms, stddev_ms}, bytes, gbps, outputs_after, buffers [{arg,\n"
     "                          name, type, count, bytes, fill, file, values}], checks [{arg, name,\n"
-    "                          reference, kind, rtol, elements, mismatches, max_abs_error,\n"
-    "                          max_rel_error, ok, first_mismatches [{index, got, expected}]}]\n\n"
+    "                          reference, kind, rtol, nan_equal, elements, mismatches, max_abs_error,\n"
+    "                          max_rel_error, ok, first_mismatches [{index, got, expected}]}]; values\n"
+    "                          as numbers (integers exact; a u64 above 2^63-1 as a decimal string), nan,\n"
+    "                          inf and -inf as the strings \"nan\", \"inf\", \"-inf\"\n\n"
     "Before anything runs, every argument is checked against the signature, --dump must be a writable\n"
-    "directory and every --check file a readable file of its output's size.\n"
+    "directory (any DIR/arg<i>.bin there a regular file) and every --check file a readable regular file\n"
+    "of its output's size.\n"
     "Exit status: 0 success; 1 failure (a kernel that faulted, a check that found mismatches: the first\n"
     "ones are named on stderr, after the report); 2 usage error.\n";
 
@@ -93,11 +103,11 @@ static int apply_options(trd_runtime_t *rt, trd_device_t *dev, const struct run_
     if (trd_options_create_for_device(dev, options) != TRD_OK)
         return cli_fail("options");
     for (uint32_t i = 0; i < o->noptions; i++) {
-        char nm[128];
         const char *eq = strchr(o->options[i], '=');
-        size_t len = (size_t)(eq - o->options[i]);
-        snprintf(nm, sizeof nm, "%.*s", (int)(len < 127 ? len : 127), o->options[i]);
-        if (trd_options_set(*options, nm, eq + 1) != TRD_OK)
+        char *nm = strndup(o->options[i], (size_t)(eq - o->options[i]));
+        trd_status_t st = nm ? trd_options_set(*options, nm, eq + 1) : TRD_ERR_NO_MEMORY;
+        free(nm);
+        if (st != TRD_OK)
             return cli_usage("run", "--option %s: %s", o->options[i], trd_error_message());
     }
     trd_kernel_destroy(*k);
@@ -118,7 +128,8 @@ struct run_state {
     trd_runtime_t *rt;
     trd_kernel_t *k;
     trd_options_t *options;
-    struct param params[RUN_MAX_ARGS];
+    struct param *params;
+    uint32_t nparams;
     struct arg_spec specs[RUN_MAX_ARGS];
     trd_arg_t args[RUN_MAX_ARGS];
     trd_buffer_t *bufs[RUN_MAX_ARGS];
@@ -136,6 +147,7 @@ static void run_state_free(struct run_state *st)
         free(st->result[i]);
         free(st->initial[i]);
     }
+    param_free(st->params, st->nparams);
     trd_kernel_destroy(st->k);
     trd_options_destroy(st->options);
     trd_runtime_destroy(st->rt);
@@ -184,7 +196,11 @@ static int run(struct run_state *st, struct run_opts *o)
     /* every argument against the signature, the checks and the paths, before any device work */
     trd_kernel_info_t ki = {.struct_size = sizeof ki};
     trd_kernel_get_info(st->k, &ki);
-    uint32_t nparams = param_parse(ki.signature, st->params, RUN_MAX_ARGS);
+    if (!(st->params = param_parse(ki.signature, &st->nparams))) {
+        fprintf(stderr, "trident: out of memory\n");
+        return CLI_FAIL;
+    }
+    uint32_t nparams = st->nparams;
     if (o->nargs != nparams)
         return cli_usage("run", "kernel '%s' takes %u arguments (%s), %u given", ki.name, nparams, ki.signature,
                          o->nargs);
@@ -257,6 +273,8 @@ int cmd_run(int argc, char **argv)
     }
     if (st)
         run_state_free(st);
+    if (o)
+        run_opts_free(o);
     free(o);
     return rc;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "base/file.h"
 #include "tools/cli.h"
 
 static const struct {
@@ -99,20 +100,21 @@ int cli_error(void)
     return CLI_FAIL;
 }
 
-int cli_parse_digits(const char *s, uint64_t *out)
+int cli_parse_digits_n(const char *s, size_t n, uint64_t *out)
 {
     if (!s)
         return 0;
+    const char *end = s + n;
     unsigned base = 10;
-    if (s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    if (n >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
         base = 16;
         s += 2;
     }
-    if (!*s)
+    if (s == end)
         return 0;
     uint64_t v = 0;
     int overflow = 0;
-    for (; *s; s++) {
+    for (; s < end; s++) {
         unsigned d;
         if (*s >= '0' && *s <= '9')
             d = (unsigned)(*s - '0');
@@ -130,9 +132,35 @@ int cli_parse_digits(const char *s, uint64_t *out)
     return 1;
 }
 
+int cli_parse_digits(const char *s, uint64_t *out)
+{
+    return s ? cli_parse_digits_n(s, strlen(s), out) : 0;
+}
+
 int cli_parse_u64(const char *s, uint64_t *out)
 {
     return cli_parse_digits(s, out) == 1;
+}
+
+int cli_read_file(const char *path, uint64_t bytes, char **data, uint64_t *size, const char *what)
+{
+    /* base/file.c's reader, as libtrident's: a FIFO is not waited on, a device or directory not read */
+    char msg[8400], *buf;
+    size_t n;
+    if (trd_file_load(path, bytes && bytes < SIZE_MAX ? (size_t)bytes : SIZE_MAX - 1, &buf, &n, msg, sizeof msg) !=
+        TRD_OK) {
+        fprintf(stderr, "trident: %s: %s\n", what, msg);
+        return CLI_FAIL;
+    }
+    if (bytes && n != bytes) {
+        fprintf(stderr, "trident: %s: '%s' has %zu bytes, not %llu\n", what, path, n, (unsigned long long)bytes);
+        free(buf);
+        return CLI_FAIL;
+    }
+    *data = buf;
+    if (size)
+        *size = n;
+    return 0;
 }
 
 int main(int argc, char **argv)

@@ -15,29 +15,45 @@
 #define RUN_MAX_ARGS 512
 #define RUN_MAX_OPTIONS 64
 #define RUN_MAX_CHECKS 64
+#define RUN_MAX_EXPR 4095 /* characters of a --check expression (its operations: run_expr.c's EXPR_NODES) */
 #define RUN_MAX_COUNT ((uint64_t)1 << 36) /* elements of one buffer */
+#define VALUE_TEXT 32                      /* value_text's longest, with its NUL */
 
 /* ------------------------------------------------------------- types.c */
 
 /* One launch parameter, from the kernel's canonical signature. */
 struct param {
     int pointer;
-    char type[24]; /* the scalar type, or the pointee */
+    char *type;    /* the scalar type, or the pointee */
     size_t elem;   /* bytes of the scalar / pointee (0: unknown) */
-    char name[64]; /* "" when the signature has no names */
+    char *name;    /* "" when the signature has no names */
 };
 
-/* Splits "x:*fp32,n:i32,B:constexpr" into the launch parameters (constexpr ones
- * dropped); returns how many. Names and deep pointee types may be cut: they are only shown. */
-uint32_t param_parse(const char *signature, struct param *out, uint32_t cap);
+/* The launch parameters of "x:*fp32,n:i32,B:constexpr" (constexpr ones dropped), whole, malloc'ed, their count in
+ * *n; NULL when out of memory. */
+struct param *param_parse(const char *signature, uint32_t *n);
+void param_free(struct param *params, uint32_t n);
 /* "argument 2 out_ptr" or "argument 2", for messages. */
 const char *param_label(uint32_t index, const struct param *p, char *buf, size_t cap);
 size_t type_size(const char *type);
 int type_is_float(const char *type);
 int type_is_fp8(const char *type);
+/* The values an integer type holds: 1 with *lo and *hi, 0 for a type that is no integer (floats, fp8). */
+int type_int_range(const char *type, int64_t *lo, uint64_t *hi);
 /* Element i of an array of `type` from / to a double (integers truncated; fp16, bf16 rounded to nearest even). */
 void elem_put(void *base, size_t i, const char *type, double v);
 double elem_get(const void *base, size_t i, const char *type);
+/* Element i exactly, as a value of its type's kind: TRD_ARG_INT or _UINT for integers, _BITS for fp8, _FLOAT
+ * for floats; and back (a value of the type's kind, or a float for a float type). */
+trd_arg_t elem_read(const void *base, size_t i, const char *type);
+void elem_write(void *base, size_t i, const char *type, trd_arg_t v);
+double value_double(trd_arg_t v);
+/* A double as the type holds it: floats rounded, integers truncated toward zero; 0 when the type cannot hold it
+ * (an integer type: NaN, an infinity, out of its range). */
+int value_of(const char *type, double v, trd_arg_t *out);
+/* The value as text: integers exactly, floats in the fewest digits that read back as the same element of the type
+ * (fp64 for a float standing for an integer type), nan, inf, -inf. */
+void value_text(trd_arg_t v, const char *type, char *buf, size_t cap);
 /* "cubin", "ptx", ..., for enum trd_image_format. */
 const char *format_name(int32_t format);
 
@@ -52,7 +68,7 @@ struct arg_spec {
     trd_arg_t scalar;  /* ARG_SCALAR */
     uint64_t count;    /* ARG_BUFFER: elements (0 with FILL_FILE: the file's) */
     int fill;          /* enum fill_kind */
-    double value;      /* FILL_CONST */
+    trd_arg_t value;   /* FILL_CONST, checked against the element type as a scalar is */
     uint64_t seed;     /* FILL_RAND */
     const char *path;  /* FILL_FILE */
 };
@@ -60,11 +76,12 @@ struct arg_spec {
 /* One --check: an output compared element by element with a file or an expression. */
 struct check_spec {
     const char *text;   /* as given */
-    char target[64];    /* the argument, by index or name */
+    char *target;       /* the argument, by index or name (malloc'ed) */
     uint32_t arg;       /* resolved */
-    char ref[4096];     /* the file's path, or the expression (tolerance cut off) */
+    char *ref;          /* the file's path, or the expression, without the suffixes (malloc'ed) */
     int is_expr;        /* ARG==EXPR */
     double rtol;        /* < 0: the type's default */
+    int nan_equal;      /* :nan, NaN matches NaN */
 };
 
 struct run_opts {
@@ -86,6 +103,8 @@ struct run_opts {
 
 /* The options and positional arguments; 0, CLI_OK (-1 for --help, printed) or CLI_USAGE (message printed). */
 int run_parse_options(int argc, char **argv, struct run_opts *o, const char *help);
+/* What run_parse_options allocated (o itself stays). */
+void run_opts_free(struct run_opts *o);
 /* One argument against its parameter; 0 or CLI_USAGE. */
 int run_parse_arg(const char *text, uint32_t index, const struct param *p, struct arg_spec *out);
 /* Resolves the checks' arguments and parses their expressions' syntax against the parameters; 0 or CLI_USAGE. */
@@ -101,8 +120,6 @@ int run_check_paths(const struct run_opts *o, const struct param *params, const 
  * to *count): 0, or CLI_FAIL with the message printed. Random fills come from one generator stream per
  * (seed, argument index). */
 int run_fill(const struct arg_spec *spec, uint32_t index, const struct param *p, void **data, uint64_t *count);
-/* Reads a whole regular file of exactly `bytes` bytes (bytes 0: any positive size, returned in *size). */
-int run_read_file(const char *path, uint64_t bytes, void **data, uint64_t *size, const char *what);
 
 /* ---------------------------------------------------------- run_expr.c */
 
@@ -135,7 +152,7 @@ struct check_result {
     uint32_t nshown;
     struct {
         uint64_t index;
-        double got, expected;
+        trd_arg_t got, expected; /* expected: a float when the output's integer type cannot hold it */
     } shown[CHECK_SHOWN]; /* the first mismatches */
 };
 

@@ -2,6 +2,7 @@
 /* run_args.c: what `trident run`'s command line asks, checked before
  * anything runs: options, grid, scalars in their types' ranges, buffer
  * specifications, checks, and the paths it will read and write. */
+#include <ctype.h>
 #include <errno.h>
 #include <float.h>
 #include <getopt.h>
@@ -12,6 +13,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "base/file.h"
 #include "tools/run.h"
 
 /* "X[,Y[,Z]]" or "XxYxZ": decimal program counts 1 .. 2^31-1 (Triton's i32 program ids), fewer
@@ -23,15 +25,12 @@ static int parse_grid(const char *text, uint32_t grid[3])
     const char *s = text;
     for (int k = 0;; k++) {
         size_t len = strcspn(s, ",x");
-        char num[16];
-        if (k == 3 || len == 0 || len >= sizeof num || strspn(s, "0123456789") != len)
+        uint64_t v = 0;
+        if (k == 3 || len == 0 || strspn(s, "0123456789") != len)
             return cli_usage("run", "--grid '%s' is not X[,Y[,Z]] with decimal program counts", text);
-        memcpy(num, s, len);
-        num[len] = '\0';
-        unsigned long long v = strtoull(num, NULL, 10);
-        if (v == 0 || v > INT32_MAX)
-            return cli_usage("run", "--grid '%s': %s programs along %c; each count is 1 .. 2147483647, in decimal",
-                             text, num, axis[k]);
+        if (cli_parse_digits_n(s, len, &v) != 1 || v == 0 || v > INT32_MAX)
+            return cli_usage("run", "--grid '%s': %.*s programs along %c; each count is 1 .. 2147483647, in decimal",
+                             text, (int)len, s, axis[k]);
         g[k] = (uint32_t)v;
         s += len;
         if (!*s)
@@ -55,38 +54,70 @@ static int parse_count(const char *opt, const char *val, uint64_t lo, uint64_t h
     return 0;
 }
 
-/* "ARG=FILE[:RTOL]" or "ARG==EXPR[:RTOL]". */
+/* The last ":SUFFIX" of the first *len characters of ref: 1 with *len cut before its ':' and *suffix after it
+ * (running to the old *len). */
+static int cut_suffix(const char *ref, size_t *len, const char **suffix)
+{
+    for (size_t k = *len; k > 0; k--)
+        if (ref[k - 1] == ':') {
+            *suffix = ref + k;
+            *len = k - 1;
+            return 1;
+        }
+    return 0;
+}
+
+/* "ARG=FILE[:RTOL][:nan]" or "ARG==EXPR[:RTOL][:nan]": RTOL a number in [0, 1) (a suffix that is no number belongs
+ * to FILE or EXPR), nan to have NaN match NaN. FILE and ARG are taken whole, however long; an EXPR longer than
+ * RUN_MAX_EXPR is refused saying so. */
 static int parse_check(const char *text, struct check_spec *c)
 {
     const char *eq = strchr(text, '=');
     if (!eq || eq == text)
-        return cli_usage("run", "--check '%s' is not ARG=FILE[:RTOL] or ARG==EXPRESSION[:RTOL]", text);
+        return cli_usage("run", "--check '%s' is not ARG=FILE[:RTOL][:nan] or ARG==EXPRESSION[:RTOL][:nan]", text);
     memset(c, 0, sizeof *c);
     c->text = text;
     c->is_expr = eq[1] == '=';
-    const char *ref = eq + 1 + c->is_expr;
-    size_t len = strlen(ref);
     c->rtol = -1;
-    const char *colon = strrchr(ref, ':');
-    if (colon) {
+    const char *ref = eq + 1 + c->is_expr, *suffix;
+    size_t len = strlen(ref), cut = len;
+    if (cut_suffix(ref, &cut, &suffix) && strcmp(suffix, "nan") == 0) {
+        c->nan_equal = 1;
+        len = cut;
+    }
+    cut = len;
+    if (cut_suffix(ref, &cut, &suffix) && !isspace((unsigned char)*suffix)) {
         char *end;
         errno = 0;
-        double r = strtod(colon + 1, &end);
-        if (colon[1] && !*end && errno == 0) {
+        double r = strtod(suffix, &end);
+        if (end != suffix && end == ref + len && errno == 0) {
             if (!(r >= 0 && r < 1))
-                return cli_usage("run", "--check '%s': the tolerance %s is not a number in [0, 1)", text, colon + 1);
+                return cli_usage("run", "--check '%s': the tolerance %.*s is not a number in [0, 1)", text,
+                                 (int)(end - suffix), suffix);
             c->rtol = r;
-            len = (size_t)(colon - ref);
+            len = cut;
         }
     }
-    if (len == 0 || len >= sizeof c->ref)
+    if (len == 0)
         return cli_usage("run", "--check '%s': no %s given", text, c->is_expr ? "expression" : "file");
-    memcpy(c->ref, ref, len);
-    c->ref[len] = '\0';
-    if ((size_t)(eq - text) >= sizeof c->target)
-        return cli_usage("run", "--check '%s': the argument's name is too long", text);
-    snprintf(c->target, sizeof c->target, "%.*s", (int)(eq - text), text);
+    if (c->is_expr && len > RUN_MAX_EXPR)
+        return cli_usage("run", "--check '%.*s==...': the expression is too long: %zu characters, more than the %d "
+                         "accepted", (int)(eq - text < 64 ? eq - text : 64), text, len, RUN_MAX_EXPR);
+    c->target = strndup(text, (size_t)(eq - text));
+    c->ref = strndup(ref, len);
+    if (!c->target || !c->ref) {
+        fprintf(stderr, "trident: out of memory\n");
+        return CLI_FAIL;
+    }
     return 0;
+}
+
+void run_opts_free(struct run_opts *o)
+{
+    for (uint32_t c = 0; c < o->nchecks; c++) {
+        free(o->checks[c].target);
+        free(o->checks[c].ref);
+    }
 }
 
 int run_parse_options(int argc, char **argv, struct run_opts *o, const char *help)
@@ -191,72 +222,63 @@ int run_parse_options(int argc, char **argv, struct run_opts *o, const char *hel
     return 0;
 }
 
-/* The integer types and the values each takes (the library's ranges, checked here as usage errors). */
-static const struct {
-    const char *name;
-    int64_t lo;
-    uint64_t hi;
-} int_types[] = {
-    {"i1", 0, 1},
-    {"u1", 0, 1},
-    {"i8", INT8_MIN, INT8_MAX},
-    {"u8", 0, UINT8_MAX},
-    {"i16", INT16_MIN, INT16_MAX},
-    {"u16", 0, UINT16_MAX},
-    {"i32", INT32_MIN, INT32_MAX},
-    {"u32", 0, UINT32_MAX},
-    {"i64", INT64_MIN, INT64_MAX},
-    {"u64", 0, UINT64_MAX},
+/* Where a value is given: a scalar argument, or a buffer's const:V fill. */
+struct value_site {
+    uint32_t index;
+    const struct param *p;
+    int fill;
 };
 
-static int scalar_usage(const char *text, uint32_t index, const struct param *p, const char *problem, const char *range)
+static int value_usage(const char *text, const struct value_site *at, const char *problem, const char *range)
 {
     char label[96];
-    return cli_usage("run", "%s (%s): '%s' %s%s", param_label(index, p, label, sizeof label), p->type, text, problem,
-                     range);
+    return cli_usage("run", "%s (%s%s): %s'%s' %s%s", param_label(at->index, at->p, label, sizeof label),
+                     at->p->pointer ? "*" : "", at->p->type, at->fill ? "const:" : "", text, problem, range);
 }
 
-static int parse_scalar(const char *text, uint32_t index, const struct param *p, trd_arg_t *a)
+/* A value of the parameter's type (a scalar's, or a buffer's element): one conversion and one check for both.
+ * Floats within the type's finite range (or inf, nan), integers in decimal or 0x hex within the type's range, fp8
+ * as its bits. */
+static int parse_value(const char *text, const struct value_site *at, trd_arg_t *a)
 {
+    const char *type = at->p->type;
     char range[96];
-    if (type_is_float(p->type)) {
+    if (type_is_float(type)) {
         char *end;
         errno = 0;
         double v = strtod(text, &end);
-        if (end == text || *end)
-            return scalar_usage(text, index, p, "is not a number", "");
-        double max = !strcmp(p->type, "fp16") ? 65504.0 : !strcmp(p->type, "bf16") ? 3.3895313892515355e38
-                   : !strcmp(p->type, "fp32") ? (double)FLT_MAX : DBL_MAX;
+        if (end == text || *end || isspace((unsigned char)text[0]))
+            return value_usage(text, at, "is not a number", "");
+        double max = !strcmp(type, "fp16") ? 65504.0 : !strcmp(type, "bf16") ? 3.3895313892515355e38
+                   : !strcmp(type, "fp32") ? (double)FLT_MAX : DBL_MAX;
         if ((errno == ERANGE && isinf(v)) || (isfinite(v) && fabs(v) > max)) {
-            snprintf(range, sizeof range, " (the largest finite %s is %g)", p->type, max);
-            return scalar_usage(text, index, p, "is out of range", range);
+            snprintf(range, sizeof range, " (the largest finite %s is %g)", type, max);
+            return value_usage(text, at, "is out of range", range);
         }
         *a = trd_arg_float(v);
         return 0;
     }
-    if (type_is_fp8(p->type)) {
+    if (type_is_fp8(type)) {
         uint64_t bits;
         if (!cli_parse_u64(text, &bits) || bits > 0xff)
-            return scalar_usage(text, index, p, "is not an fp8 scalar", ", which is given as its bits (0 .. 0xff)");
+            return value_usage(text, at, at->fill ? "is not an fp8 value" : "is not an fp8 scalar",
+                               ", which is given as its bits (0 .. 0xff)");
         *a = trd_arg_bits(bits);
         return 0;
     }
-    size_t t = 0;
-    while (t < sizeof int_types / sizeof int_types[0] && strcmp(int_types[t].name, p->type) != 0)
-        t++;
-    if (t == sizeof int_types / sizeof int_types[0])
-        return scalar_usage(text, index, p, "cannot be given", ": the CLI has no syntax for this type");
+    int64_t lo;
+    uint64_t hi;
+    if (!type_int_range(type, &lo, &hi))
+        return value_usage(text, at, "cannot be given", ": the CLI has no syntax for this type");
     int neg = text[0] == '-';
     uint64_t mag;
     int r = cli_parse_digits(text + neg, &mag);
     if (r == 0)
-        return scalar_usage(text, index, p, "is not an integer", " (decimal or 0x hex)");
-    int64_t lo = int_types[t].lo;
-    uint64_t hi = int_types[t].hi;
+        return value_usage(text, at, "is not an integer", " (decimal or 0x hex)");
     uint64_t neg_limit = lo < 0 ? (uint64_t)-(lo + 1) + 1 : 0; /* |lo| */
     if (r != 1 || mag > (neg ? neg_limit : hi)) {
-        snprintf(range, sizeof range, " for %s (%lld .. %llu)", p->type, (long long)lo, (unsigned long long)hi);
-        return scalar_usage(text, index, p, "is out of range", range);
+        snprintf(range, sizeof range, " for %s (%lld .. %llu)", type, (long long)lo, (unsigned long long)hi);
+        return value_usage(text, at, "is out of range", range);
     }
     if (lo < 0)
         *a = trd_arg_int(neg && mag ? -(int64_t)(mag - 1) - 1 : (int64_t)mag);
@@ -265,39 +287,60 @@ static int parse_scalar(const char *text, uint32_t index, const struct param *p,
     return 0;
 }
 
-/* "buf:COUNT[:FILL]" or "buf:file:PATH"; FILL is zero, seq, rand[:SEED], const:V or file:PATH. */
-static int parse_buffer(const char *spec, uint32_t index, struct arg_spec *out)
+/* seq's elements 0 .. count-1, each held exactly by the type (an i8 wrapped after 127, fp16 rounded after 2048). */
+static int check_seq(uint64_t count, const struct value_site *at)
 {
+    const char *type = at->p->type;
+    int64_t lo;
+    uint64_t most = UINT64_MAX; /* the largest element it holds, and every one below it */
+    if (!strcmp(type, "fp16"))
+        most = 1u << 11;
+    else if (!strcmp(type, "bf16"))
+        most = 1u << 8;
+    else if (!strcmp(type, "fp32"))
+        most = 1u << 24;
+    else if (type_is_fp8(type))
+        most = 0xff;
+    else if (!type_int_range(type, &lo, &most))
+        most = UINT64_MAX;
+    if (count - 1 <= most)
+        return 0;
+    char label[96];
+    return cli_usage("run", "%s (*%s): seq of %llu elements reaches %llu, more than %s holds exactly (at most %llu "
+                     "elements)", param_label(at->index, at->p, label, sizeof label), type, (unsigned long long)count,
+                     (unsigned long long)(count - 1), type, (unsigned long long)most + 1);
+}
+
+/* "buf:COUNT[:FILL]" or "buf:file:PATH"; FILL is zero, seq, rand[:SEED], const:V or file:PATH. */
+static int parse_buffer(const char *spec, const struct value_site *at, struct arg_spec *out)
+{
+    uint32_t index = at->index;
     const char *rest = spec + 4;
     const char *fill = "zero";
     if (strncmp(rest, "file:", 5) == 0) {
         fill = rest;
     } else {
-        char num[32];
         const char *colon = strchr(rest, ':');
         size_t len = colon ? (size_t)(colon - rest) : strlen(rest);
-        if (len == 0 || len >= sizeof num)
+        if (len == 0)
             return cli_usage("run", "argument %u '%s': expected buf:COUNT[:FILL]", index, spec);
-        memcpy(num, rest, len);
-        num[len] = '\0';
-        if (!cli_parse_u64(num, &out->count) || out->count == 0 || out->count > RUN_MAX_COUNT)
+        if (cli_parse_digits_n(rest, len, &out->count) != 1 || out->count == 0 || out->count > RUN_MAX_COUNT)
             return cli_usage("run", "argument %u '%s': COUNT must be 1 .. 2^36 elements", index, spec);
         if (colon)
             fill = colon + 1;
     }
+    int r = 0;
     if (strcmp(fill, "zero") == 0) {
         out->fill = FILL_ZERO;
     } else if (strcmp(fill, "seq") == 0) {
         out->fill = FILL_SEQ;
+        r = check_seq(out->count, at);
     } else if (strncmp(fill, "file:", 5) == 0 && fill[5]) {
         out->fill = FILL_FILE;
         out->path = fill + 5;
     } else if (strncmp(fill, "const:", 6) == 0) {
-        char *end;
-        out->value = strtod(fill + 6, &end);
-        if (end == fill + 6 || *end)
-            return cli_usage("run", "argument %u: '%s' is not const:<number>", index, fill);
         out->fill = FILL_CONST;
+        r = parse_value(fill + 6, at, &out->value);
     } else if (strncmp(fill, "rand", 4) == 0 && (fill[4] == '\0' || fill[4] == ':')) {
         out->fill = FILL_RAND;
         if (fill[4] == ':' && !cli_parse_u64(fill + 5, &out->seed))
@@ -307,15 +350,16 @@ static int parse_buffer(const char *spec, uint32_t index, struct arg_spec *out)
                          fill);
     }
     out->kind = ARG_BUFFER;
-    return 0;
+    return r;
 }
 
 int run_parse_arg(const char *text, uint32_t index, const struct param *p, struct arg_spec *out)
 {
     memset(out, 0, sizeof *out);
+    struct value_site at = {.index = index, .p = p, .fill = p->pointer};
     if (!p->pointer) {
         out->kind = ARG_SCALAR;
-        return parse_scalar(text, index, p, &out->scalar);
+        return parse_value(text, &at, &out->scalar);
     }
     if (strcmp(text, "null") == 0) {
         out->kind = ARG_NULL;
@@ -326,7 +370,7 @@ int run_parse_arg(const char *text, uint32_t index, const struct param *p, struc
         return cli_usage("run", "%s is a pointer (*%s): give buf:COUNT[:FILL] or null, not '%s'",
                          param_label(index, p, label, sizeof label), p->type, text);
     }
-    return parse_buffer(text, index, out);
+    return parse_buffer(text, &at, out);
 }
 
 /* The parameter an argument reference names: its index ("2", "arg2") or its name; -1 when none. */
@@ -381,6 +425,19 @@ int run_check_paths(const struct run_opts *o, const struct param *params, const 
             fprintf(stderr, "trident: --dump %s: %s\n", o->dump,
                     !S_ISDIR(st.st_mode) ? "not a directory" : "the directory is not writable");
             return CLI_FAIL;
+        }
+        /* the files it will write: any already there must be regular files (a FIFO hung the run's end) */
+        for (uint32_t i = 0; i < o->nargs; i++) {
+            char *file = NULL;
+            if (specs[i].kind != ARG_BUFFER || asprintf(&file, "%s/arg%u.bin", o->dump, i) < 0)
+                continue;
+            int special = stat(file, &st) == 0 && !S_ISREG(st.st_mode);
+            if (special)
+                fprintf(stderr, "trident: --dump %s: '%s' is %s, not a regular file\n", o->dump, file,
+                        trd_file_kind(st.st_mode));
+            free(file);
+            if (special)
+                return CLI_FAIL;
         }
     }
     for (uint32_t c = 0; c < o->nchecks; c++) {

@@ -80,7 +80,7 @@ static int node(struct parser *p, int op, int a, int b)
     if (p->failed)
         return -1;
     if (p->e->count == EXPR_NODES)
-        return fail(p, "the expression is too long%s", "");
+        return fail(p, "the expression is too long: more than 256 numbers, names and operations%s", "");
     struct node *n = &p->e->n[p->e->count];
     memset(n, 0, sizeof *n);
     n->op = op;
@@ -91,23 +91,46 @@ static int node(struct parser *p, int op, int a, int b)
 
 static int parse_expr(struct parser *p);
 
-/* An argument named in the expression: its parameter index, or -1 (message set). */
-static int name_arg(struct parser *p, const char *name)
+/* Whether the n characters at s are the name. */
+static int is_name(const char *name, const char *s, size_t n)
 {
-    const char *digits = strncmp(name, "arg", 3) == 0 ? name + 3 : NULL;
+    return strlen(name) == n && memcmp(name, s, n) == 0;
+}
+
+/* The identifier at p->s (letters, digits, _), whole; its length. */
+static size_t identifier(const struct parser *p)
+{
+    size_t len = 0;
+    while (isalnum((unsigned char)p->s[len]) || p->s[len] == '_')
+        len++;
+    return len;
+}
+
+/* The identifier for a message, at most 64 characters of it. */
+static const char *shown(const char *s, size_t len, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%.*s%s", len > 64 ? 64 : (int)len, s, len > 64 ? "..." : "");
+    return buf;
+}
+
+/* An argument named in the expression: its parameter index, or -1 (message set). */
+static int name_arg(struct parser *p, const char *name, size_t len)
+{
     uint64_t idx;
     int a = -1;
-    if (digits && cli_parse_u64(digits, &idx) && idx < p->nparams)
+    if (len > 3 && !memcmp(name, "arg", 3) && cli_parse_digits_n(name + 3, len - 3, &idx) == 1 && idx < p->nparams)
         a = (int)idx;
     for (uint32_t k = 0; k < p->nparams && a < 0; k++)
-        if (p->params[k].name[0] && strcmp(p->params[k].name, name) == 0)
+        if (p->params[k].name[0] && is_name(p->params[k].name, name, len))
             a = (int)k;
+    char what[72];
+    shown(name, len, what, sizeof what);
     if (a < 0)
-        return fail(p, "'%s' is not an argument (a parameter's name or argN), i or a function", name);
+        return fail(p, "'%s' is not an argument (a parameter's name or argN), i or a function", what);
     if (p->specs[a].kind == ARG_NULL)
-        return fail(p, "'%s' is a null pointer: it has no elements", name);
+        return fail(p, "'%s' is a null pointer: it has no elements", what);
     if (p->specs[a].kind == ARG_BUFFER && (!p->params[a].elem || type_is_fp8(p->params[a].type)))
-        return fail(p, "'%s' has elements the expression cannot read", name);
+        return fail(p, "'%s' has elements the expression cannot read", what);
     return a;
 }
 
@@ -136,21 +159,18 @@ static int parse_primary(struct parser *p)
     }
     if (!isalpha((unsigned char)*p->s) && *p->s != '_')
         return fail(p, *p->s ? "unexpected '%s'" : "an operand is missing at the end%s", p->s);
-    char name[64];
-    size_t len = 0;
-    while ((isalnum((unsigned char)p->s[len]) || p->s[len] == '_') && len + 1 < sizeof name)
-        len++;
-    memcpy(name, p->s, len);
-    name[len] = '\0';
+    const char *name = p->s;
+    size_t len = identifier(p);
+    char fname[72];
     p->s += len;
     skip(p);
     if (*p->s != '(') {
         int named = 0;
         for (uint32_t k = 0; k < p->nparams; k++)
-            named |= strcmp(p->params[k].name, name) == 0;
-        if (strcmp(name, "i") == 0 && !named)
+            named |= is_name(p->params[k].name, name, len);
+        if (is_name("i", name, len) && !named)
             return node(p, OP_INDEX, -1, -1);
-        int a = name_arg(p, name);
+        int a = name_arg(p, name, len);
         if (a < 0)
             return -1;
         int r = node(p, p->specs[a].kind == ARG_SCALAR ? OP_SCALAR : OP_ELEM, -1, -1);
@@ -159,21 +179,17 @@ static int parse_primary(struct parser *p)
         return r;
     }
     p->s++;
-    if (strcmp(name, "sum") == 0) {
+    if (is_name("sum", name, len)) {
         skip(p);
-        char buf[64];
-        size_t bl = 0;
-        while ((isalnum((unsigned char)p->s[bl]) || p->s[bl] == '_') && bl + 1 < sizeof buf)
-            bl++;
-        memcpy(buf, p->s, bl);
-        buf[bl] = '\0';
+        const char *buf = p->s;
+        size_t bl = identifier(p);
         p->s += bl;
         skip(p);
-        int a = bl ? name_arg(p, buf) : fail(p, "sum() takes a buffer argument's name%s", "");
+        int a = bl ? name_arg(p, buf, bl) : fail(p, "sum() takes a buffer argument's name%s", "");
         if (a < 0)
             return -1;
         if (p->specs[a].kind != ARG_BUFFER)
-            return fail(p, "sum(%s): not a buffer", buf);
+            return fail(p, "sum(%s): not a buffer", shown(buf, bl, fname, sizeof fname));
         if (*p->s != ')')
             return fail(p, "sum() takes one buffer, then ')'%s", "");
         p->s++;
@@ -183,21 +199,22 @@ static int parse_primary(struct parser *p)
         return r;
     }
     size_t f = 0;
-    while (f < sizeof functions / sizeof functions[0] && strcmp(functions[f].name, name) != 0)
+    while (f < sizeof functions / sizeof functions[0] && !is_name(functions[f].name, name, len))
         f++;
+    shown(name, len, fname, sizeof fname);
     if (f == sizeof functions / sizeof functions[0])
-        return fail(p, "'%s' is not a function (abs sqrt exp log sin cos tanh floor ceil min max pow sum)", name);
+        return fail(p, "'%s' is not a function (abs sqrt exp log sin cos tanh floor ceil min max pow sum)", fname);
     int a = parse_expr(p), b = -1;
     skip(p);
     if (functions[f].fn2) {
         if (*p->s != ',')
-            return fail(p, "%s() takes two operands", name);
+            return fail(p, "%s() takes two operands", fname);
         p->s++;
         b = parse_expr(p);
         skip(p);
     }
     if (*p->s != ')')
-        return fail(p, "%s(): a ')' is missing", name);
+        return fail(p, "%s(): a ')' is missing", fname);
     p->s++;
     int r = node(p, functions[f].fn2 ? OP_FN2 : OP_FN1, a, b);
     if (r >= 0) {
@@ -263,23 +280,13 @@ struct expr *expr_compile(const char *text, const struct param *params, const st
     return e;
 }
 
-static double scalar_value(const trd_arg_t *a)
-{
-    switch (a->kind) {
-    case TRD_ARG_INT: return (double)a->value.i;
-    case TRD_ARG_UINT: return (double)a->value.u;
-    case TRD_ARG_FLOAT: return a->value.f;
-    default: return (double)a->value.bits;
-    }
-}
-
 static double eval(struct node *n, int k, const struct expr_env *env, uint64_t i)
 {
     struct node *x = &n[k];
     switch (x->op) {
     case OP_NUM: return x->value;
     case OP_INDEX: return (double)i;
-    case OP_SCALAR: return scalar_value(&env->specs[x->arg].scalar);
+    case OP_SCALAR: return value_double(env->specs[x->arg].scalar);
     case OP_ELEM: return elem_get(env->data[x->arg], (size_t)i, env->params[x->arg].type);
     case OP_SUM:
         if (!x->have) {

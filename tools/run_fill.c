@@ -5,13 +5,10 @@
  * by splitmix64 from the seed and the argument's index, so that every
  * (seed, argument) pair has a stream of its own: two buffers of one run
  * differ, and so do neighbouring seeds from their first element on. */
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
 #include "tools/run.h"
 
@@ -67,44 +64,6 @@ static double rand_value(struct rng *r, const struct param *p)
     return p->type[0] == 'u' ? (double)((x >> 8) % 201) : (double)((x >> 8) % 201) - 100.0;
 }
 
-int run_read_file(const char *path, uint64_t bytes, void **data, uint64_t *size, const char *what)
-{
-    /* O_NONBLOCK: a FIFO named here must not hang the command before fstat refuses it */
-    int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
-    FILE *f = fd >= 0 ? fdopen(fd, "rb") : NULL;
-    if (!f) {
-        fprintf(stderr, "trident: %s: cannot open '%s': %s\n", what, path, strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        return CLI_FAIL;
-    }
-    struct stat st;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        fclose(f);
-        fprintf(stderr, "trident: %s: '%s' is not a regular file\n", what, path);
-        return CLI_FAIL;
-    }
-    uint64_t n = (uint64_t)st.st_size;
-    if (bytes && n != bytes) {
-        fclose(f);
-        fprintf(stderr, "trident: %s: '%s' has %llu bytes, not %llu\n", what, path, (unsigned long long)n,
-                (unsigned long long)bytes);
-        return CLI_FAIL;
-    }
-    void *buf = malloc(n ? (size_t)n : 1);
-    if (!buf || fread(buf, 1, (size_t)n, f) != n) {
-        fclose(f);
-        free(buf);
-        fprintf(stderr, "trident: %s: cannot read '%s'\n", what, path);
-        return CLI_FAIL;
-    }
-    fclose(f);
-    *data = buf;
-    if (size)
-        *size = n;
-    return 0;
-}
-
 /* buf:file:PATH and buf:COUNT:file:PATH: the file's bytes, a whole number of elements (COUNT of them when given). */
 static int fill_file(const struct arg_spec *spec, uint32_t index, const struct param *p, void **data, uint64_t *count)
 {
@@ -131,8 +90,10 @@ static int fill_file(const struct arg_spec *spec, uint32_t index, const struct p
         }
     }
     uint64_t size;
-    if (run_read_file(spec->path, 0, data, &size, what))
+    char *bytes;
+    if (cli_read_file(spec->path, 0, &bytes, &size, what))
         return CLI_FAIL;
+    *data = bytes;
     *count = size / elem;
     return 0;
 }
@@ -152,8 +113,10 @@ int run_fill(const struct arg_spec *spec, uint32_t index, const struct param *p,
     if (spec->fill == FILL_RAND)
         rng_seed(&r, spec->seed, index);
     for (uint64_t i = 0; i < spec->count && spec->fill != FILL_ZERO; i++) {
-        double v = spec->fill == FILL_SEQ ? (double)i : spec->fill == FILL_CONST ? spec->value : rand_value(&r, p);
-        elem_put(host, (size_t)i, p->type, v);
+        if (spec->fill == FILL_CONST)
+            elem_write(host, (size_t)i, p->type, spec->value);
+        else
+            elem_put(host, (size_t)i, p->type, spec->fill == FILL_SEQ ? (double)i : rand_value(&r, p));
     }
     *data = host;
     *count = spec->count;

@@ -2,35 +2,77 @@
 /* run_report.c: what `trident run` prints (text, or one JSON object with
  * --json) and the --dump files. */
 #include <errno.h>
+#include <fcntl.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
+#include "base/file.h"
 #include "tools/run.h"
 
-static const char *fill_name(const struct arg_spec *s, char *buf, size_t cap)
+static const char *fill_name(const struct arg_spec *s, const struct param *p, char *buf, size_t cap)
 {
+    char v[VALUE_TEXT];
     switch (s->fill) {
     case FILL_SEQ: return "seq";
     case FILL_RAND: snprintf(buf, cap, "rand:%llu", (unsigned long long)s->seed); return buf;
-    case FILL_CONST: snprintf(buf, cap, "const:%.17g", s->value); return buf;
+    case FILL_CONST:
+        value_text(s->value, p->type, v, sizeof v);
+        snprintf(buf, cap, "const:%s", v);
+        return buf;
     case FILL_FILE: snprintf(buf, cap, "file:%s", s->path); return buf;
     default: return "zero";
     }
 }
 
+/* DIR/arg<i>.bin, a regular file: one already there that is not (a FIFO, a device) is refused, not written to or
+ * waited on. */
 static int dump(const struct run_report *r, uint32_t i, char *file, size_t cap)
 {
     snprintf(file, cap, "%s/arg%u.bin", r->o->dump, i);
-    FILE *f = fopen(file, "wb");
+    int fd = open(file, O_WRONLY | O_CREAT | O_NONBLOCK | O_CLOEXEC | O_NOCTTY, 0644);
+    struct stat st;
+    /* a FIFO without a reader fails the open (ENXIO); one with a reader, or a device, opens */
+    if (fd >= 0 ? fstat(fd, &st) == 0 && !S_ISREG(st.st_mode) : stat(file, &st) == 0 && !S_ISREG(st.st_mode)) {
+        fprintf(stderr, "trident: --dump: '%s' is %s, not a regular file\n", file, trd_file_kind(st.st_mode));
+        if (fd >= 0)
+            close(fd);
+        return CLI_FAIL;
+    }
+    FILE *f = fd >= 0 && ftruncate(fd, 0) == 0 ? fdopen(fd, "wb") : NULL;
     uint64_t bytes = r->counts[i] * r->params[i].elem;
     int ok = f && fwrite(r->result[i], 1, (size_t)bytes, f) == bytes;
     if (f && fclose(f) != 0)
         ok = 0;
+    else if (!f && fd >= 0)
+        close(fd);
     if (!ok) {
         fprintf(stderr, "trident: --dump: cannot write '%s': %s\n", file, strerror(errno));
         return CLI_FAIL;
     }
     return 0;
+}
+
+/* A value in JSON: integers as integers (a u64 above 2^63-1, which JSON parsers' integers may not hold, as its
+ * decimal string), floats as numbers, NaN and the infinities (which JSON has not) as "nan", "inf", "-inf". */
+static json_t *value_json(trd_arg_t v, const char *type)
+{
+    char text[VALUE_TEXT];
+    switch (v.kind) {
+    case TRD_ARG_INT: return json_integer(v.value.i);
+    case TRD_ARG_FLOAT:
+        if (isfinite(v.value.f))
+            return json_real(v.value.f);
+        break;
+    default:
+        if (v.value.bits <= INT64_MAX)
+            return json_integer((json_int_t)v.value.bits);
+        break;
+    }
+    value_text(v, type, text, sizeof text);
+    return json_string(text);
 }
 
 static json_t *stats_json(const struct run_report *r)
@@ -46,15 +88,18 @@ static json_t *check_json(const struct run_report *r, uint32_t c)
 {
     const struct check_spec *ck = &r->o->checks[c];
     const struct check_result *res = &r->checks[c];
+    const char *type = r->params[ck->arg].type;
     json_t *first = json_array();
     for (uint32_t k = 0; k < res->nshown; k++)
-        json_array_append_new(first, json_pack("{s:I, s:f, s:f}", "index", (json_int_t)res->shown[k].index, "got",
-                                               res->shown[k].got, "expected", res->shown[k].expected));
-    return json_pack("{s:I, s:s, s:s, s:s, s:f, s:I, s:I, s:f, s:f, s:b, s:o}", "arg", (json_int_t)ck->arg, "name",
-                     r->params[ck->arg].name, "reference", ck->ref, "kind", ck->is_expr ? "expression" : "file",
-                     "rtol", res->rtol, "elements", (json_int_t)res->elements, "mismatches",
-                     (json_int_t)res->mismatches, "max_abs_error", res->max_abs, "max_rel_error", res->max_rel, "ok",
-                     res->mismatches == 0, "first_mismatches", first);
+        json_array_append_new(first, json_pack("{s:I, s:o, s:o}", "index", (json_int_t)res->shown[k].index, "got",
+                                               value_json(res->shown[k].got, type), "expected",
+                                               value_json(res->shown[k].expected, type)));
+    return json_pack("{s:I, s:s, s:s, s:s, s:f, s:b, s:I, s:I, s:f, s:f, s:b, s:o}", "arg", (json_int_t)ck->arg,
+                     "name", r->params[ck->arg].name, "reference", ck->ref, "kind",
+                     ck->is_expr ? "expression" : "file", "rtol", res->rtol, "nan_equal", ck->nan_equal, "elements",
+                     (json_int_t)res->elements, "mismatches", (json_int_t)res->mismatches, "max_abs_error",
+                     res->max_abs, "max_rel_error", res->max_rel, "ok", res->mismatches == 0, "first_mismatches",
+                     first);
 }
 
 static void print_text_header(const struct run_report *r)
@@ -99,7 +144,7 @@ int run_report(const struct run_report *r)
                                         r->params[i].name, "type", r->params[i].type, "count",
                                         (json_int_t)r->counts[i], "bytes",
                                         (json_int_t)(r->counts[i] * r->params[i].elem), "fill",
-                                        fill_name(&r->specs[i], fill, sizeof fill))
+                                        fill_name(&r->specs[i], &r->params[i], fill, sizeof fill))
                             : NULL;
         if (o->dump) {
             char file[4200];
@@ -118,11 +163,14 @@ int run_report(const struct run_report *r)
             if (!b)
                 printf("arg %u%s%s (*%s):", i, r->params[i].name[0] ? " " : "", r->params[i].name, r->params[i].type);
             for (uint64_t e = 0; e < n; e++) {
-                double v = elem_get(r->result[i], (size_t)e, r->params[i].type);
-                if (vals)
-                    json_array_append_new(vals, json_real(v));
-                else
-                    printf(" %g", v);
+                trd_arg_t v = elem_read(r->result[i], (size_t)e, r->params[i].type);
+                char text[VALUE_TEXT];
+                if (vals) {
+                    json_array_append_new(vals, value_json(v, r->params[i].type));
+                } else {
+                    value_text(v, r->params[i].type, text, sizeof text);
+                    printf(" %s", text);
+                }
             }
             if (vals)
                 json_object_set_new(b, "values", vals);
@@ -159,9 +207,14 @@ uint32_t run_report_mismatches(const struct run_report *r)
         failed++;
         fprintf(stderr, "trident: --check %s: %llu of %llu elements differ beyond rtol %g:", r->o->checks[c].text,
                 (unsigned long long)res->mismatches, (unsigned long long)res->elements, res->rtol);
-        for (uint32_t k = 0; k < res->nshown; k++)
-            fprintf(stderr, "%s [%llu] %.9g, expected %.9g", k ? "," : "", (unsigned long long)res->shown[k].index,
-                    res->shown[k].got, res->shown[k].expected);
+        const char *type = r->params[r->o->checks[c].arg].type;
+        for (uint32_t k = 0; k < res->nshown; k++) {
+            char got[VALUE_TEXT], want[VALUE_TEXT];
+            value_text(res->shown[k].got, type, got, sizeof got);
+            value_text(res->shown[k].expected, type, want, sizeof want);
+            fprintf(stderr, "%s [%llu] %s, expected %s", k ? "," : "", (unsigned long long)res->shown[k].index, got,
+                    want);
+        }
         fprintf(stderr, "%s\n", res->mismatches > res->nshown ? ", ..." : "");
     }
     return failed;

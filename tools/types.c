@@ -3,6 +3,7 @@
  * writes them (little-endian, as every device trident runs on). */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "tools/run.h"
@@ -32,34 +33,80 @@ int type_is_fp8(const char *t)
     return !strncmp(t, "fp8", 3);
 }
 
-uint32_t param_parse(const char *sig, struct param *out, uint32_t cap)
+struct param *param_parse(const char *sig, uint32_t *count)
 {
-    uint32_t n = 0;
-    for (const char *s = sig; *s && n < cap;) {
+    uint32_t cap = 1, n = 0;
+    for (const char *s = sig; *s; s++)
+        cap += *s == ',';
+    struct param *out = calloc(cap, sizeof *out);
+    if (!out)
+        return NULL;
+    for (const char *s = sig; *s;) {
         size_t len = strcspn(s, ",");
         const char *colon = memchr(s, ':', len);
         const char *t = colon ? colon + 1 : s;
-        int tlen = (int)(s + len - t);
+        size_t tlen = (size_t)(s + len - t);
         if (!(tlen == 9 && !memcmp(t, "constexpr", 9))) {
             struct param *p = &out[n++];
-            memset(p, 0, sizeof *p);
-            if (colon)
-                snprintf(p->name, sizeof p->name, "%.*s", (int)(colon - s), s);
             p->pointer = t[0] == '*';
-            snprintf(p->type, sizeof p->type, "%.*s", tlen - p->pointer, t + p->pointer);
+            p->name = strndup(s, colon ? (size_t)(colon - s) : 0);
+            p->type = strndup(t + p->pointer, tlen - (size_t)p->pointer);
+            if (!p->name || !p->type) {
+                param_free(out, n);
+                return NULL;
+            }
             p->elem = type_size(p->type);
         }
         s += len;
         if (*s == ',')
             s++;
     }
-    return n;
+    *count = n;
+    return out;
+}
+
+void param_free(struct param *params, uint32_t n)
+{
+    for (uint32_t i = 0; params && i < n; i++) {
+        free(params[i].name);
+        free(params[i].type);
+    }
+    free(params);
 }
 
 const char *param_label(uint32_t index, const struct param *p, char *buf, size_t cap)
 {
     snprintf(buf, cap, "argument %u%s%s", index, p->name[0] ? " " : "", p->name);
     return buf;
+}
+
+/* The integer types and the values each takes (the library's ranges). */
+static const struct {
+    const char *name;
+    int64_t lo;
+    uint64_t hi;
+} int_types[] = {
+    {"i1", 0, 1},
+    {"u1", 0, 1},
+    {"i8", INT8_MIN, INT8_MAX},
+    {"u8", 0, UINT8_MAX},
+    {"i16", INT16_MIN, INT16_MAX},
+    {"u16", 0, UINT16_MAX},
+    {"i32", INT32_MIN, INT32_MAX},
+    {"u32", 0, UINT32_MAX},
+    {"i64", INT64_MIN, INT64_MAX},
+    {"u64", 0, UINT64_MAX},
+};
+
+int type_int_range(const char *t, int64_t *lo, uint64_t *hi)
+{
+    for (size_t k = 0; k < sizeof int_types / sizeof int_types[0]; k++)
+        if (!strcmp(int_types[k].name, t)) {
+            *lo = int_types[k].lo;
+            *hi = int_types[k].hi;
+            return 1;
+        }
+    return 0;
 }
 
 /* float -> half, rounding to nearest even */
@@ -137,37 +184,110 @@ void elem_put(void *base, size_t i, const char *t, double v)
     }
 }
 
-double elem_get(const void *base, size_t i, const char *t)
+trd_arg_t elem_read(const void *base, size_t i, const char *t)
 {
     const char *p = base;
-    if (!strcmp(t, "fp32")) {
-        float f;
-        memcpy(&f, p + 4 * i, 4);
-        return f;
-    }
-    if (!strcmp(t, "fp64")) {
-        double d;
-        memcpy(&d, p + 8 * i, 8);
-        return d;
-    }
-    if (!strcmp(t, "fp16") || !strcmp(t, "bf16")) {
+    if (type_is_float(t)) {
+        if (!strcmp(t, "fp32")) {
+            float f;
+            memcpy(&f, p + 4 * i, 4);
+            return trd_arg_float(f);
+        }
+        if (!strcmp(t, "fp64")) {
+            double d;
+            memcpy(&d, p + 8 * i, 8);
+            return trd_arg_float(d);
+        }
         uint16_t h;
         memcpy(&h, p + 2 * i, 2);
-        return !strcmp(t, "fp16") ? half_value(h) : bf16_value(h);
+        return trd_arg_float(!strcmp(t, "fp16") ? half_value(h) : bf16_value(h));
     }
     size_t n = type_size(t);
-    if (t[0] == 'u' && n == 8) {
-        uint64_t u;
-        memcpy(&u, p + 8 * i, 8);
-        return (double)u;
-    }
-    int64_t v = 0;
-    memcpy(&v, p + n * i, n);
-    if (t[0] == 'i' && n < 8) { /* sign-extend */
+    uint64_t bits = 0;
+    memcpy(&bits, p + n * i, n); /* little-endian: the low bytes */
+    if (t[0] == 'i' && n < 8) {  /* sign-extend */
         int shift = (int)(64 - 8 * n);
-        v = (int64_t)((uint64_t)v << shift) >> shift;
+        return trd_arg_int((int64_t)(bits << shift) >> shift);
     }
-    return (double)v;
+    if (t[0] == 'i')
+        return trd_arg_int((int64_t)bits);
+    return t[0] == 'u' ? trd_arg_uint(bits) : trd_arg_bits(bits);
+}
+
+void elem_write(void *base, size_t i, const char *t, trd_arg_t v)
+{
+    if (v.kind == TRD_ARG_FLOAT) {
+        elem_put(base, i, t, v.value.f);
+        return;
+    }
+    size_t n = type_size(t);
+    memcpy((char *)base + n * i, &v.value.bits, n); /* two's complement: the low bytes */
+}
+
+double value_double(trd_arg_t v)
+{
+    switch (v.kind) {
+    case TRD_ARG_INT: return (double)v.value.i;
+    case TRD_ARG_UINT: return (double)v.value.u;
+    case TRD_ARG_FLOAT: return v.value.f;
+    default: return (double)v.value.bits;
+    }
+}
+
+double elem_get(const void *base, size_t i, const char *t)
+{
+    return value_double(elem_read(base, i, t));
+}
+
+int value_of(const char *t, double v, trd_arg_t *out)
+{
+    int64_t lo;
+    uint64_t hi;
+    if (!type_int_range(t, &lo, &hi)) {
+        uint64_t cell = 0;
+        elem_put(&cell, 0, t, v);
+        *out = elem_read(&cell, 0, t);
+        return 1;
+    }
+    double w = trunc(v);
+    /* (double)hi + 1 is 2^63 or 2^64 for the 64-bit types, exact below them */
+    if (!(w >= (double)lo && w < (double)hi + 1.0))
+        return 0;
+    *out = lo < 0 ? trd_arg_int((int64_t)w) : trd_arg_uint((uint64_t)w);
+    return 1;
+}
+
+void value_text(trd_arg_t v, const char *t, char *buf, size_t cap)
+{
+    switch (v.kind) {
+    case TRD_ARG_INT: snprintf(buf, cap, "%lld", (long long)v.value.i); return;
+    case TRD_ARG_UINT: snprintf(buf, cap, "%llu", (unsigned long long)v.value.u); return;
+    case TRD_ARG_FLOAT: break;
+    default: snprintf(buf, cap, "%llu", (unsigned long long)v.value.bits); return;
+    }
+    const char *ft = type_is_float(t) ? t : "fp64";
+    if (isnan(v.value.f) || isinf(v.value.f)) {
+        snprintf(buf, cap, "%s", isnan(v.value.f) ? "nan" : v.value.f > 0 ? "inf" : "-inf");
+        return;
+    }
+    /* the fewest digits that read back as the same element of the type; a whole number below 10^17 in full
+     * (4000, not 4e+03: %g goes to an exponent once it has more digits than it was asked for) */
+    uint64_t want = 0;
+    elem_put(&want, 0, ft, v.value.f);
+    int digits = 1;
+    for (; digits < 17; digits++) {
+        snprintf(buf, cap, "%.*g", digits, v.value.f);
+        uint64_t back = 0;
+        elem_put(&back, 0, ft, strtod(buf, NULL));
+        if (back == want)
+            break;
+    }
+    snprintf(buf, cap, "%.*e", digits - 1, v.value.f);
+    int exponent = atoi(strchr(buf, 'e') + 1);
+    if (exponent >= digits && exponent < 17)
+        snprintf(buf, cap, "%.0f", v.value.f);
+    else
+        snprintf(buf, cap, "%.*g", digits, v.value.f);
 }
 
 const char *format_name(int32_t f)
