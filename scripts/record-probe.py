@@ -129,7 +129,8 @@ def main() -> int:
                 verdict = f"record route: not available: {res['why']} ({head})"
             elif c["created"]:
                 verdict = (f"record route: works ({c['created']} kernel nodes created, {c['updated']} updated, "
-                           f"{c['captured']} left to stream capture; {head})")
+                           f"{c['captured']} left to stream capture; XLA updated its command buffer "
+                           f"{c['xla_update']} times; {head})")
             elif c["captured"]:
                 verdict = f"record route: XLA called the record handler, which fell back to capture: {reasons} ({head})"
             else:

@@ -46,7 +46,11 @@ def test_recorded_chain_matches(gpu):
     if not on:
         assert verdict.startswith("record route: not available:"), r.stdout
         return
-    m = re.match(r"record route: works \((\d+) kernel nodes created, (\d+) updated, (\d+) left", verdict)
+    m = re.match(r"record route: works \((\d+) kernel nodes created, (\d+) updated, (\d+) left to stream capture; "
+                 r"XLA updated its command buffer (\d+) times", verdict)
     assert m, r.stdout
-    created, updated, captured = map(int, m.groups())
-    assert created >= 16 and updated >= 16 and captured == 0, r.stdout
+    created, updated, captured, xla_updates = map(int, m.groups())
+    assert created >= 16 and captured == 0, r.stdout
+    # the moved buffers: every node takes y, so each update XLA logs gives each node its new address (the results
+    # on the moved buffers, checked above, say the same where XLA's log format is not the one read)
+    assert updated >= 16 * xla_updates, r.stdout
