@@ -1141,8 +1141,10 @@ START_TEST(record_makes_a_kernel_node)
     struct add_bufs b, moved;
     struct fx_attrs a;
     add_call(&s, &x, &b, &a, 5000);
-    FX_OK(fx_instantiate(&x, &a));
     memset(&fx_rec, 0, sizeof fx_rec);
+    FX_FAILS(fx_record(&x, &a, XLA_FFI_RecordAction_Create, XLA_FFI_Extension_Record_MinorVersion),
+             "RECORD without the call's state");
+    FX_OK(fx_instantiate(&x, &a));
     FX_OK(fx_record(&x, &a, XLA_FFI_RecordAction_Create, XLA_FFI_Extension_Record_MinorVersion));
     ck_assert_uint_eq(fx_rec.captures, 1); /* not loaded on the device yet */
     ck_assert_uint_eq(fx_rec.creates, 0);

@@ -127,6 +127,9 @@ static XLA_FFI_Error *record(XLA_FFI_CallFrame *f, int platform)
     if ((e = api->XLA_FFI_State_Get(&ga)) != NULL)
         return e;
     const struct xla_call *c = ga.state;
+    if (!c)
+        return xla_error(api, XLA_FFI_Error_Code_FAILED_PRECONDITION,
+                         "trident_kernel_call: RECORD without the call's state (INSTANTIATE did not run)");
     int32_t ordinal = -1;
     xla_device_ordinal(f, &ordinal);
     const struct xla_slot *s = ordinal >= 0 && ordinal < XLA_MAX_ORDINALS
