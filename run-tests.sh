@@ -60,6 +60,17 @@ cd "$ROOT/build-noxla"
 make -j"$(nproc)" core/libtrident.la >/dev/null
 make check-abi
 TRD_BUILDDIR="$ROOT/build-noxla" TRD_SRCDIR="$ROOT" "$ROOT/tests/test_abi_symbols.sh"
+# one libtrident_xla for every jaxlib: build/ has the newest FFI header (.xla-ffi, scripts/xla-ffi-headers.sh);
+# the venv's jaxlib 0.10.2 header (API 0.3) builds it without the RECORD stage, the same exports and ABI
+stage "libtrident_xla against jaxlib 0.10.2's FFI header (build-xla03: API 0.3, no RECORD stage)"
+mkdir -p "$ROOT/build-xla03"
+cd "$ROOT/build-xla03"
+[ -f Makefile ] || ../configure --with-xla-ffi="$("$ROOT/.venv/bin/python3" -c 'import jax.ffi; print(jax.ffi.include_dir())')" \
+    PYTHON="$ROOT/.venv/bin/python3" >/dev/null
+make -j"$(nproc)" >/dev/null
+make -j"$(nproc)" check TESTS=tests/test_xla || check_failed .
+make check-abi
+TRD_BUILDDIR="$ROOT/build-xla03" TRD_SRCDIR="$ROOT" "$ROOT/tests/test_abi_symbols.sh"
 cd "$ROOT/build"
 stage "API reference: make check-docs (doxygen, no warning allowed)"
 make check-docs

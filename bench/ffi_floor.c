@@ -70,6 +70,14 @@ FLOOR_API int ffi_floor_load(const char *path, const char *name, int n, int warp
     return 0;
 }
 
+/* the 0.4 header's name of the metadata extension's base; the version a runtime hears: the older of its own and
+ * the header's (as libtrident_xla's handlers, xla/ffi.c) */
+#if XLA_FFI_API_MINOR >= 4
+typedef XLA_FFI_InternalExtension floor_ext;
+#else
+typedef XLA_FFI_Extension_Base floor_ext;
+#endif
+
 static XLA_FFI_Error *fail(const XLA_FFI_Api *api, const char *msg)
 {
     XLA_FFI_Error_Create_Args a = {XLA_FFI_Error_Create_Args_STRUCT_SIZE, NULL, msg, XLA_FFI_Error_Code_INTERNAL};
@@ -79,11 +87,12 @@ static XLA_FFI_Error *fail(const XLA_FFI_Api *api, const char *msg)
 /* out = x + y over `count` elements: (x, y) -> out; the kernel takes (x, y, n, out) and two scratch pointers (null). */
 FLOOR_API XLA_FFI_Error *ffi_floor_add(XLA_FFI_CallFrame *f)
 {
-    for (XLA_FFI_Extension_Base *e = f->extension_start; e; e = e->next) {
+    for (floor_ext *e = f->extension_start; e; e = e->next) {
         if (e->type == XLA_FFI_Extension_Metadata) {
             XLA_FFI_Metadata *m = ((XLA_FFI_Metadata_Extension *)e)->metadata;
-            m->api_version =
-                (XLA_FFI_Api_Version){XLA_FFI_Api_Version_STRUCT_SIZE, NULL, XLA_FFI_API_MAJOR, XLA_FFI_API_MINOR};
+            int minor = f->api->api_version.minor_version;
+            m->api_version = (XLA_FFI_Api_Version){XLA_FFI_Api_Version_STRUCT_SIZE, NULL, XLA_FFI_API_MAJOR,
+                                                   minor < XLA_FFI_API_MINOR ? minor : XLA_FFI_API_MINOR};
             m->traits = XLA_FFI_HANDLER_TRAITS_COMMAND_BUFFER_COMPATIBLE;
             return NULL;
         }

@@ -82,6 +82,32 @@ TRD_API void trd_prepared_destroy(trd_prepared_t *p)
     free(p);
 }
 
+TRD_API trd_status_t trd_prepared_native(const trd_prepared_t *p, trd_prepared_native_t *info)
+{
+    if (!p || !info)
+        return trd_error_set(TRD_ERR_INVALID_ARGUMENT, "trd_prepared_native: NULL argument");
+    trd_status_t st = trd_struct_check(info->struct_size, sizeof(trd_prepared_native_t), "trd_prepared_native_t");
+    if (st != TRD_OK)
+        return st;
+    const struct trd_target *t = p->loaded->target;
+    const struct trd_meta *m = &t->meta;
+    trd_prepared_native_t full = {
+        .struct_size = sizeof full,
+        .format = t->format,
+        .image = t->image,
+        .image_size = t->size,
+        .entry = p->kernel->src.name, /* the symbol every driver loads (trd_kernel_loaded's module entry) */
+        .block = {m->num_warps * m->warp_size, 1, 1},
+        .cluster = {p->num_ctas > 1 ? p->num_ctas : 0, p->num_ctas > 1, p->num_ctas > 1},
+        .shared = m->shared,
+        .flags = (m->flags & TRD_MODULE_PDL ? TRD_NATIVE_PDL : 0u) |
+                 (m->flags & TRD_MODULE_COOPERATIVE ? TRD_NATIVE_COOPERATIVE : 0u),
+        .extra_params = 2,
+    };
+    trd_struct_fill(info, &full, sizeof full);
+    return TRD_OK;
+}
+
 static trd_status_t scratch_need(const struct trd_prepared *p, const uint32_t grid[3], uint64_t need[2])
 {
     return trd_scratch_need(p->scratch, p->num_ctas, grid, p->kernel->src.name, p->dev->uri, need);

@@ -7,9 +7,13 @@
 # included), the demo, the CLI, the benchmark and the Python suite, writes the
 # logs to $OUT (or .device/out), and prints a summary table last.
 #
-#   scripts/gpu-check.sh [STEP...]     steps: tests demo cli bench bench-cli python xla perf (default: all but
-#                                      bench-cli, which bench includes, and perf)
+#   scripts/gpu-check.sh [STEP...]     steps: tests demo cli bench bench-cli python xla perf record-probe
+#                                      record-python record-bench (default: tests demo cli bench python xla)
 #
+# record-* (the RECORD stage, issue 24; each fits one device call): record-probe prints whether XLA made kernel
+# nodes of trident's launches (scripts/record-probe.py's table and verdict); record-python runs the Python suite
+# with command buffers on and then off; record-bench runs bench_xla with the record route on and off
+# (TRIDENT_XLA_RECORD=0) and bench_xla --updates with it on.
 # perf (a few minutes): bench_graph, bench_host, first_call, bench_kernels, matmul_spec, bench_xla --ncu and --updates,
 # each under its own time limit; the tables land in $OUT/perf.log (bench/NOTES.md says what they mean).
 set -u
@@ -84,6 +88,18 @@ for s in $STEPS; do
         fi ;;
     xla)
         step "bench_xla" bench_xla.log python3 "$ROOT/bench/bench_xla.py" ;;
+    record-probe)
+        step "record-probe" record_probe.log python3 "$ROOT/scripts/record-probe.py" ;;
+    record-python)
+        step "python tests, command buffers on" python_cb_on.log bash -c "cd '$ROOT/python' && python3 -m pytest -q -rs tests"
+        step "python tests, command buffers off" python_cb_off.log bash -c \
+            "cd '$ROOT/python' && XLA_FLAGS=--xla_gpu_enable_command_buffer= python3 -m pytest -q -rs tests" ;;
+    record-bench)
+        paths=trident,trident.jax,floor,xla
+        step "bench_xla, record route on" bench_xla_record.log env BENCH_XLA_PATHS=$paths python3 "$ROOT/bench/bench_xla.py"
+        step "bench_xla, record route off" bench_xla_capture.log env BENCH_XLA_PATHS=$paths TRIDENT_XLA_RECORD=0 \
+            python3 "$ROOT/bench/bench_xla.py"
+        step "bench_xla --updates, record route on" bench_xla_updates.log timeout 300 python3 "$ROOT/bench/bench_xla.py" --updates ;;
     perf)
         step "bench_graph" perf_graph.log bash -c "cd '$BUILD' && timeout 120 ./bench/bench_graph '$ROOT/tests/fixtures/triton/cuda'"
         step "bench_host" perf_host.log bash -c "cd '$BUILD' && timeout 120 ./bench/bench_host '$BUILD/examples/host/.libs/add_kernel.so'"
@@ -96,11 +112,12 @@ for s in $STEPS; do
     esac
 done
 
-for f in bench_cuda.log bench_xla.log perf.log gpu.txt; do [ -f "$LOGS/$f" ] && cp "$LOGS/$f" "$LOGS_KEEP/"; done
+RECORD_LOGS="record_probe.log bench_xla_record.log bench_xla_capture.log bench_xla_updates.log"
+for f in bench_cuda.log bench_xla.log perf.log gpu.txt $RECORD_LOGS; do [ -f "$LOGS/$f" ] && cp "$LOGS/$f" "$LOGS_KEEP/"; done
 echo
 echo "| check | result | note |"
 echo "|---|---|---|"
 printf '%s\n' "${SUMMARY[@]}"
-for f in bench_cuda.log bench_xla.log perf.log; do
-    [ -f "$LOGS/$f" ] && { echo; grep -E '^\||^bench|^first_call|^matmul_spec|^[A-Za-z ]*\(this run\)|^Where' "$LOGS/$f"; }
+for f in bench_cuda.log bench_xla.log perf.log $RECORD_LOGS; do
+    [ -f "$LOGS/$f" ] && { echo; echo "($f)"; grep -E '^\||^bench|^first_call|^matmul_spec|^[A-Za-z ]*\(this run\)|^Where|^record route' "$LOGS/$f"; }
 done

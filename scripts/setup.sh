@@ -49,6 +49,12 @@ if ! .venv/bin/python3 -c "import jax, triton, pytest, flatbuffers, sys; sys.exi
     .venv/bin/python3 -m pip install -q "${PY_PACKAGES[@]}"
 fi
 
+# The newest XLA FFI headers (jaxlib 0.12's), which libtrident_xla is built against: it then runs on every jaxlib
+# from 0.10.2 on and has the RECORD stage. Without PyPI, configure takes the venv's jaxlib header (no RECORD stage).
+if [ ! -f .xla-ffi/include/xla/ffi/api/c_api.h ] && ! PYTHON=.venv/bin/python3 scripts/xla-ffi-headers.sh; then
+    echo "setup: no newer XLA FFI headers; libtrident_xla is built against the venv's jaxlib's"
+fi
+
 [ -x configure ] || autoreconf -fi
 mkdir -p build
 cd build

@@ -405,6 +405,36 @@ START_TEST(kernel_scratch_without_a_device)
 }
 END_TEST
 
+/* How the vendor launches a prepared kernel, for a caller that records the launch itself (XLA's RECORD stage): the
+ * loaded image at the kernel's own address, its symbol, the block, no cluster, Triton's two scratch pointers. */
+START_TEST(native_description)
+{
+    trd_kernel_t *k = host_kernel("add_kernel", "x:*fp32,y:*fp32,out:*fp32,n:i32", NULL);
+    trd_prepared_t *p;
+    TU_OK(trd_kernel_prepare(k, host, &p));
+    trd_prepared_native_t n = {.struct_size = sizeof n};
+    TU_OK(trd_prepared_native(p, &n));
+    trd_target_info_t t = {.struct_size = sizeof t};
+    TU_OK(trd_kernel_target_info(k, 0, &t));
+    ck_assert_int_eq(n.format, t.format);
+    ck_assert_ptr_eq(n.image, t.image);
+    ck_assert_uint_eq(n.image_size, t.size);
+    ck_assert_str_eq(n.entry, "add_kernel");
+    ck_assert_uint_eq(n.block[0], t.num_warps * t.warp_size);
+    ck_assert_uint_eq(n.block[1], 1);
+    ck_assert_uint_eq(n.block[2], 1);
+    ck_assert_uint_eq(n.cluster[0] + n.cluster[1] + n.cluster[2], 0);
+    ck_assert_uint_eq(n.shared, t.shared);
+    ck_assert_uint_eq(n.flags, 0);
+    ck_assert_uint_eq(n.extra_params, 2);
+    trd_prepared_native_t small = {.struct_size = 8};
+    TU_FAILS(trd_prepared_native(p, &small), TRD_ERR_VERSION, "trd_prepared_native_t");
+    TU_FAILS(trd_prepared_native(NULL, &n), TRD_ERR_INVALID_ARGUMENT, "trd_prepared_native: NULL argument");
+    trd_prepared_destroy(p);
+    trd_kernel_destroy(k);
+}
+END_TEST
+
 START_TEST(bad_launches_refused)
 {
     trd_kernel_t *k = host_kernel("add_kernel", "x:*fp32,y:*fp32,out:*fp32,n:i32", NULL);
@@ -594,6 +624,7 @@ static Suite *suite(void)
     tcase_add_test(t, param_info);
     tcase_add_test(t, scratch_sizes_checked);
     tcase_add_test(t, kernel_scratch_without_a_device);
+    tcase_add_test(t, native_description);
     tcase_add_test(t, bad_launches_refused);
     tcase_add_test(t, capturing_and_tensor_maps);
     tcase_add_test(t, event_on_default_stream);

@@ -35,6 +35,7 @@ struct fx_ctx {          /* XLA_FFI_ExecutionContext: opaque to the handler */
     void *state;
     void *stream;
     int32_t ordinal;
+    const void *record;  /* the record extension (an XLA_FFI_Extension) of a RECORD call, or NULL */
 };
 
 static XLA_FFI_Error *fx_error_create(XLA_FFI_Error_Create_Args *a)
@@ -75,14 +76,27 @@ static XLA_FFI_Error *fx_ordinal_get(XLA_FFI_DeviceOrdinal_Get_Args *a)
     return NULL;
 }
 
+#if XLA_HAVE_RECORD
+static XLA_FFI_Error *fx_find_extension(XLA_FFI_InvokeContext_FindExtension_Args *a)
+{
+    const XLA_FFI_Extension *e = ((struct fx_ctx *)a->ctx)->record;
+    a->extension = e && e->id.extension_type == a->extension_type ? e : NULL;
+    return NULL;
+}
+#endif
+
 static XLA_FFI_Api fx_api = {
     .struct_size = XLA_FFI_Api_STRUCT_SIZE,
+    .api_version = {XLA_FFI_Api_Version_STRUCT_SIZE, NULL, XLA_FFI_API_MAJOR, XLA_FFI_API_MINOR},
     .XLA_FFI_Error_Create = fx_error_create,
     .XLA_FFI_Error_Destroy = fx_error_destroy,
     .XLA_FFI_Stream_Get = fx_stream_get,
     .XLA_FFI_State_Set = fx_state_set,
     .XLA_FFI_State_Get = fx_state_get,
     .XLA_FFI_DeviceOrdinal_Get = fx_ordinal_get,
+#if XLA_HAVE_RECORD
+    .XLA_FFI_InvokeContext_FindExtension = fx_find_extension,
+#endif
 };
 
 /* A call's attributes, as XLA hands them over. */
@@ -926,6 +940,303 @@ START_TEST(captured_stream_gets_candidate_zero)
 }
 END_TEST
 
+/* ------------------------------------------- version negotiation, RECORD */
+
+/* The runtime of a metadata query (the handlers keep it: kept static) and the registration it was asked for. */
+static XLA_FFI_Api fx_meta_api;
+static XLA_FFI_Handler_Register_Args fx_registered;
+static char fx_registered_name[64];
+
+static XLA_FFI_Error *fx_register(XLA_FFI_Handler_Register_Args *a)
+{
+    fx_registered = *a;
+    snprintf(fx_registered_name, sizeof fx_registered_name, "%.*s", (int)a->name.len, a->name.ptr);
+    return NULL;
+}
+
+/* XLA's metadata query at registration of `handler` against a runtime of API major.minor: NULL with the version
+ * the handler reports in *out, else the error's message. */
+static const char *fx_metadata(void *(*handler)(void *), int major, int minor, XLA_FFI_Api_Version *out)
+{
+    fx_meta_api = fx_api;
+    fx_meta_api.api_version.major_version = major;
+    fx_meta_api.api_version.minor_version = minor;
+#if XLA_FFI_API_MINOR >= 4
+    fx_meta_api.XLA_FFI_Handler_Register = fx_register;
+#else
+    (void)fx_register;
+#endif
+    XLA_FFI_Metadata m = {.struct_size = sizeof m};
+    XLA_FFI_Metadata_Extension ext = {{sizeof ext, XLA_FFI_Extension_Metadata, NULL}, &m};
+    XLA_FFI_CallFrame f = {.struct_size = XLA_FFI_CallFrame_STRUCT_SIZE, .extension_start = &ext.extension_base,
+                           .api = &fx_meta_api};
+    const char *why = fx_result(handler(&f));
+    *out = m.api_version;
+    return why;
+}
+
+/* One binary for every jaxlib from 0.10.2 (API 0.3) on: each runtime hears the older of its version and the
+ * header's; a runtime older than 0.3 or of another major version is refused naming both versions. */
+START_TEST(api_version_negotiated)
+{
+    XLA_FFI_Api_Version v;
+    ck_assert_int_eq(trd_xla_ffi_version(), XLA_FFI_API_MAJOR * 1000 + XLA_FFI_API_MINOR);
+    for (int minor = 3; minor <= XLA_FFI_API_MINOR + 2; minor++) {
+        FX_OK(fx_metadata(trd_xla_cpu_execute, 0, minor, &v));
+        ck_assert_int_eq(v.major_version, 0);
+        ck_assert_int_eq(v.minor_version, minor < XLA_FFI_API_MINOR ? minor : XLA_FFI_API_MINOR);
+    }
+    char built[32];
+    snprintf(built, sizeof built, "built against API 0.%d", XLA_FFI_API_MINOR);
+    FX_FAILS(fx_metadata(trd_xla_cpu_execute, 0, 2, &v), "this XLA speaks FFI API 0.2");
+    FX_FAILS(fx_metadata(trd_xla_cuda_instantiate, 0, 2, &v), built);
+    FX_FAILS(fx_metadata(trd_xla_cpu_execute, 1, 0, &v), "this XLA speaks FFI API 1.0");
+    /* the record target is registered through the CUDA runtime of the last metadata query, 0.4 and newer */
+    FX_OK(fx_metadata(trd_xla_cuda_execute, 0, 3, &v));
+    const char *why = trd_xla_cuda_record_register();
+    ck_assert_ptr_nonnull(why);
+    ck_assert_msg(strstr(why, XLA_HAVE_RECORD ? "this XLA speaks FFI API 0.3, which has no RECORD stage"
+                                              : "which have no RECORD stage"), "%s", why);
+#if XLA_HAVE_RECORD
+    FX_OK(fx_metadata(trd_xla_cuda_execute, 0, XLA_FFI_API_MINOR + 1, &v));
+    why = trd_xla_cuda_record_register();
+    ck_assert_msg(why && strstr(why, "newer than the"), "%s", why ? why : "registered");
+    FX_OK(fx_metadata(trd_xla_cuda_execute, 0, 4, &v));
+    memset(&fx_registered, 0, sizeof fx_registered);
+    why = trd_xla_cuda_record_register();
+    ck_assert_msg(!why, "%s", why);
+    ck_assert_str_eq(fx_registered_name, TRD_XLA_TARGET_RECORD);
+    ck_assert_uint_eq(fx_registered.platform.len, 4);
+    ck_assert_int_eq(memcmp(fx_registered.platform.ptr, "CUDA", 4), 0);
+    ck_assert_uint_ge(fx_registered.struct_size, XLA_FFI_Handler_Register_Args_STRUCT_SIZE);
+    ck_assert_ptr_eq((void *)fx_registered.bundle.instantiate, (void *)trd_xla_cuda_instantiate);
+    ck_assert_ptr_eq((void *)fx_registered.bundle.execute, (void *)trd_xla_cuda_execute);
+    ck_assert_ptr_eq((void *)fx_registered.bundle.record, (void *)trd_xla_cuda_record);
+    ck_assert_uint_eq(fx_registered.traits, XLA_FFI_HANDLER_TRAITS_COMMAND_BUFFER_COMPATIBLE);
+#endif
+}
+END_TEST
+
+#if XLA_HAVE_RECORD
+/* XLA's record extension, faked: what the handler asked for. */
+struct fx_record {
+    XLA_FFI_Record_Extension ext;
+    XLA_FFI_RecordFrame frame;
+    const XLA_FFI_Command *commands[16];
+    int64_t ncommands;
+    unsigned creates, updates, captures;
+    /* the last create_launch / update_launch */
+    char name[64];
+    const void *data;
+    int64_t size;
+    XLA_FFI_SourceFormat format;
+    XLA_FFI_LaunchDims dims;
+    uint32_t shared;
+    int32_t uses_pdl;
+    XLA_FFI_KernelArg args[16];
+    uint64_t values[16];  /* the host values' bytes (XLA copies them) */
+    int64_t nargs;
+    const XLA_FFI_Command *updated;
+};
+
+static struct fx_record fx_rec;
+static int fx_command_token; /* the command create_launch gives */
+
+static void fx_take_args(const XLA_FFI_KernelArgs *args)
+{
+    ck_assert_int_le(args->num_args, 16);
+    fx_rec.nargs = args->num_args;
+    for (int64_t i = 0; i < args->num_args; i++) {
+        fx_rec.args[i] = args->args[i];
+        fx_rec.values[i] = 0;
+        if (args->args[i].type == XLA_FFI_KernelArgType_HostValue && args->args[i].size <= 8)
+            memcpy(&fx_rec.values[i], args->args[i].arg_address, (size_t)args->args[i].size);
+    }
+}
+
+static XLA_FFI_Error *fx_create_launch(XLA_FFI_RecordContext *ctx, const char *name, const void *data, int64_t size,
+                                       XLA_FFI_SourceFormat format, XLA_FFI_LaunchDims dims, uint32_t shared,
+                                       int32_t uses_pdl, const XLA_FFI_KernelArgs *args,
+                                       const XLA_FFI_Command *const *deps, uint32_t ndeps, const XLA_FFI_Command **out)
+{
+    ck_assert_ptr_eq(ctx, (void *)&fx_rec);
+    ck_assert_uint_eq(ndeps, 0);
+    (void)deps;
+    fx_rec.creates++;
+    snprintf(fx_rec.name, sizeof fx_rec.name, "%s", name);
+    fx_rec.data = data;
+    fx_rec.size = size;
+    fx_rec.format = format;
+    fx_rec.dims = dims;
+    fx_rec.shared = shared;
+    fx_rec.uses_pdl = uses_pdl;
+    fx_take_args(args);
+    *out = (const XLA_FFI_Command *)&fx_command_token;
+    return NULL;
+}
+
+static XLA_FFI_Error *fx_update_launch(XLA_FFI_RecordContext *ctx, const XLA_FFI_Command *cmd,
+                                       const XLA_FFI_KernelArgs *args)
+{
+    ck_assert_ptr_eq(ctx, (void *)&fx_rec);
+    fx_rec.updates++;
+    fx_rec.updated = cmd;
+    fx_take_args(args);
+    return NULL;
+}
+
+static XLA_FFI_Error *fx_request_capture(XLA_FFI_RecordContext *ctx)
+{
+    ck_assert_ptr_eq(ctx, (void *)&fx_rec);
+    fx_rec.captures++;
+    return NULL;
+}
+
+static const XLA_FFI_RecordApi fx_record_api = {.create_launch = fx_create_launch, .update_launch = fx_update_launch,
+                                                .request_stream_capture = fx_request_capture};
+
+/* A RECORD call of the executable: action Create (no commands yet) or Update (the commands of the creation). */
+static const char *fx_record(struct fx_exec *x, struct fx_attrs *a, XLA_FFI_RecordAction action, int minor)
+{
+    fx_rec.ext.extension_base = (XLA_FFI_Extension){sizeof fx_rec.ext,
+                                                    {XLA_FFI_Extension_Record, XLA_FFI_Extension_Record_MajorVersion,
+                                                     minor},
+                                                    NULL};
+    fx_rec.ext.record_frame = &fx_rec.frame;
+    if (action == XLA_FFI_RecordAction_Create)
+        fx_rec.ncommands = 0;
+    fx_rec.frame = (XLA_FFI_RecordFrame){(XLA_FFI_RecordContext *)&fx_rec, &fx_record_api, action, fx_rec.commands,
+                                         &fx_rec.ncommands, 16};
+    x->ctx.record = &fx_rec.ext.extension_base;
+    XLA_FFI_CallFrame f = fx_frame(x, a, XLA_FFI_ExecutionStage_RECORD);
+    const char *why = fx_result(trd_xla_cuda_record(&f));
+    x->ctx.record = NULL;
+    return why;
+}
+
+#define ARG_PTR(i, p)                                                                                   \
+    do {                                                                                                \
+        ck_assert_int_eq(fx_rec.args[i].type, XLA_FFI_KernelArgType_DevicePtr);                         \
+        ck_assert_int_eq(fx_rec.args[i].size, 0);                                                       \
+        ck_assert_ptr_eq(fx_rec.args[i].arg_address, (p));                                              \
+    } while (0)
+#define ARG_VALUE(i, bytes, v)                                                                          \
+    do {                                                                                                \
+        ck_assert_int_eq(fx_rec.args[i].type, XLA_FFI_KernelArgType_HostValue);                         \
+        ck_assert_int_eq(fx_rec.args[i].size, (bytes));                                                 \
+        ck_assert_uint_eq(fx_rec.values[i], (v));                                                       \
+    } while (0)
+
+/* The launch of a call becomes a kernel node: the cubin loaded on the device, its grid, block and shared memory,
+ * buffers as device pointers, the scalar and Triton's two (unneeded: null) scratch pointers by value; an update
+ * gives the node the buffers' new addresses, no new node. Before its first execution on the device, a call
+ * asks for stream capture. (The test driver named "cuda" loads the bundle's sm90 cubin.) */
+START_TEST(record_makes_a_kernel_node)
+{
+    static struct call_spec s; /* large: bundles of several targets */
+    static const uint32_t programs[] = {5};
+    add_spec(&s, programs, 1, NULL, NULL);
+    int stream_token;
+    struct fx_exec x = {.platform = PLATFORM_CUDA, .ctx = {.stream = &stream_token}};
+    struct add_bufs b, moved;
+    struct fx_attrs a;
+    add_call(&s, &x, &b, &a, 5000);
+    memset(&fx_rec, 0, sizeof fx_rec);
+    FX_FAILS(fx_record(&x, &a, XLA_FFI_RecordAction_Create, XLA_FFI_Extension_Record_MinorVersion),
+             "RECORD without the call's state");
+    FX_OK(fx_instantiate(&x, &a));
+    FX_OK(fx_record(&x, &a, XLA_FFI_RecordAction_Create, XLA_FFI_Extension_Record_MinorVersion));
+    ck_assert_uint_eq(fx_rec.captures, 1); /* not loaded on the device yet */
+    ck_assert_uint_eq(fx_rec.creates, 0);
+    FX_OK(fx_execute(&x, &a));
+    FX_OK(fx_record(&x, &a, XLA_FFI_RecordAction_Create, XLA_FFI_Extension_Record_MinorVersion));
+    ck_assert_uint_eq(fx_rec.creates, 1);
+    ck_assert_uint_eq(fx_rec.captures, 1);
+    ck_assert_int_eq(fx_rec.ncommands, 1);
+    ck_assert_ptr_eq(fx_rec.commands[0], (void *)&fx_command_token);
+    ck_assert_str_eq(fx_rec.name, "add_kernel");
+    ck_assert_int_eq(fx_rec.format, XLA_FFI_SourceFormat_CUBIN);
+    ck_assert_int_gt(fx_rec.size, 4);
+    ck_assert_int_eq(memcmp(fx_rec.data, "\177ELF", 4), 0);
+    ck_assert_int_eq(fx_rec.dims.grid.x, 5);
+    ck_assert_int_eq(fx_rec.dims.grid.y, 1);
+    ck_assert_int_eq(fx_rec.dims.grid.z, 1);
+    ck_assert_int_eq(fx_rec.dims.block.x % 32, 0);
+    ck_assert_int_gt(fx_rec.dims.block.x, 0);
+    ck_assert_int_eq(fx_rec.dims.cluster.x, 0);
+    ck_assert_int_eq(fx_rec.uses_pdl, 0);
+    ck_assert_int_eq(fx_rec.nargs, 6);
+    ARG_PTR(0, b.x);
+    ARG_PTR(1, b.y);
+    ARG_PTR(2, b.out);
+    ARG_VALUE(3, 4, 5000);
+    ARG_VALUE(4, 8, 0);
+    ARG_VALUE(5, 8, 0);
+    /* the buffers move: XLA updates the node */
+    add_bufs(&moved, &x, 5000);
+    FX_OK(fx_record(&x, &a, XLA_FFI_RecordAction_Update, XLA_FFI_Extension_Record_MinorVersion));
+    ck_assert_uint_eq(fx_rec.creates, 1);
+    ck_assert_uint_eq(fx_rec.updates, 1);
+    ck_assert_ptr_eq(fx_rec.updated, (void *)&fx_command_token);
+    ck_assert_int_eq(fx_rec.nargs, 6);
+    ARG_PTR(0, moved.x);
+    ARG_PTR(1, moved.y);
+    ARG_PTR(2, moved.out);
+    ARG_VALUE(3, 4, 5000);
+    /* an update of a command buffer made by capture is captured again */
+    fx_rec.ncommands = 0;
+    FX_OK(fx_record(&x, &a, XLA_FFI_RecordAction_Update, XLA_FFI_Extension_Record_MinorVersion));
+    ck_assert_uint_eq(fx_rec.updates, 1);
+    ck_assert_uint_eq(fx_rec.captures, 2);
+    /* a record extension of another version is refused, naming both */
+    FX_FAILS(fx_record(&x, &a, XLA_FFI_RecordAction_Create, 99), "record extension is version 0.99");
+    ck_assert_uint_eq(fx_rec.creates, 1);
+    fx_release(&x);
+    add_free(&b);
+    add_free(&moved);
+}
+END_TEST
+
+/* What the record API has no node for goes to stream capture: a call that zeroes a result (a memset); an
+ * autotuned call before its choice (the first execution benchmarks). */
+START_TEST(record_falls_back_to_capture)
+{
+    static struct call_spec s;
+    static const uint32_t programs[] = {5, 3};
+    int stream_token;
+    struct add_bufs b;
+    struct fx_attrs a;
+    add_spec(&s, programs, 1, NULL, NULL);
+    s.zero[0] = 0;
+    s.nzero = 1;
+    struct fx_exec x = {.platform = PLATFORM_CUDA, .ctx = {.stream = &stream_token}};
+    add_call(&s, &x, &b, &a, 5000);
+    FX_OK(fx_instantiate(&x, &a));
+    FX_OK(fx_execute(&x, &a));
+    memset(&fx_rec, 0, sizeof fx_rec);
+    FX_OK(fx_record(&x, &a, XLA_FFI_RecordAction_Create, XLA_FFI_Extension_Record_MinorVersion));
+    ck_assert_uint_eq(fx_rec.creates, 0);
+    ck_assert_uint_eq(fx_rec.captures, 1);
+    fx_release(&x);
+    add_free(&b);
+    /* autotuned, not yet chosen: captured; chosen: a node of the chosen candidate's grid */
+    add_spec(&s, programs, 2, "rec", "");
+    struct fx_exec t = {.platform = PLATFORM_CUDA, .ctx = {.stream = &stream_token}};
+    add_call(&s, &t, &b, &a, 5000);
+    FX_OK(fx_instantiate(&t, &a));
+    FX_OK(fx_record(&t, &a, XLA_FFI_RecordAction_Create, XLA_FFI_Extension_Record_MinorVersion));
+    ck_assert_uint_eq(fx_rec.captures, 2);
+    ck_assert_uint_eq(fx_rec.creates, 0);
+    FX_OK(fx_execute(&t, &a));
+    FX_OK(fx_record(&t, &a, XLA_FFI_RecordAction_Create, XLA_FFI_Extension_Record_MinorVersion));
+    ck_assert_uint_eq(fx_rec.creates, 1);
+    ck_assert_msg(fx_rec.dims.grid.x == 5 || fx_rec.dims.grid.x == 3, "grid %d", fx_rec.dims.grid.x);
+    fx_release(&t);
+    add_free(&b);
+}
+END_TEST
+#endif
+
 static Suite *suite(void)
 {
     Suite *s = suite_create("xla");
@@ -943,6 +1254,11 @@ static Suite *suite(void)
     tcase_add_test(t, bad_attributes);
     tcase_add_test(t, host_events_without_a_stream);
     tcase_add_test(t, captured_stream_gets_candidate_zero);
+    tcase_add_test(t, api_version_negotiated);
+#if XLA_HAVE_RECORD
+    tcase_add_test(t, record_makes_a_kernel_node);
+    tcase_add_test(t, record_falls_back_to_capture);
+#endif
     suite_add_tcase(s, t);
     return s;
 }

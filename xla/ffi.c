@@ -92,22 +92,22 @@ static void call_delete(void *p)
 /* One type id per platform: each XLA FFI instance (jaxlib's CPU client, each GPU plugin) keeps its own type
  * registry and numbers types from its own counter, so an id one registry assigned may name another type in the
  * next (a state deleted by the wrong deleter). Each platform's registry assigns its own. */
-static XLA_FFI_TypeId state_id[PLATFORM_COUNT];
+XLA_FFI_TypeId xla_state_id[PLATFORM_COUNT];
 static XLA_FFI_TypeInfo state_info = {XLA_FFI_TypeInfo_STRUCT_SIZE, NULL, call_delete};
 
 TRD_API void *trd_xla_cuda_type_id(void)
 {
-    return &state_id[PLATFORM_CUDA];
+    return &xla_state_id[PLATFORM_CUDA];
 }
 
 TRD_API void *trd_xla_rocm_type_id(void)
 {
-    return &state_id[PLATFORM_ROCM];
+    return &xla_state_id[PLATFORM_ROCM];
 }
 
 TRD_API void *trd_xla_cpu_type_id(void)
 {
-    return &state_id[PLATFORM_CPU];
+    return &xla_state_id[PLATFORM_CPU];
 }
 
 TRD_API void *trd_xla_type_info(void)
@@ -164,24 +164,49 @@ static const char *platform_name(int platform)
     return platform == PLATFORM_CUDA ? "cuda" : platform == PLATFORM_ROCM ? "rocm" : "cpu";
 }
 
-static int metadata_query(XLA_FFI_CallFrame *f, int platform, int constructs_state, XLA_FFI_Error **out)
+int xla_api_negotiate(const XLA_FFI_Api *api, XLA_FFI_Api_Version *out, char *err, size_t cap)
 {
-    XLA_FFI_Extension_Base *e = f->extension_start;
+    int major = api->api_version.major_version, minor = api->api_version.minor_version;
+    if (major != XLA_FFI_API_MAJOR || minor < XLA_API_MINOR_OLDEST) {
+        snprintf(err, cap,
+                 "trident: this XLA speaks FFI API %d.%d; libtrident_xla was built against API %d.%d and works with "
+                 "%d.%d to %d.%d (jaxlib 0.10.2 or newer)",
+                 major, minor, XLA_FFI_API_MAJOR, XLA_FFI_API_MINOR, XLA_FFI_API_MAJOR, XLA_API_MINOR_OLDEST,
+                 XLA_FFI_API_MAJOR, XLA_FFI_API_MINOR);
+        return 0;
+    }
+    *out = (XLA_FFI_Api_Version){XLA_FFI_Api_Version_STRUCT_SIZE, NULL, XLA_FFI_API_MAJOR,
+                                 XLA_MIN(minor, XLA_FFI_API_MINOR)};
+    return 1;
+}
+
+/* The runtime's API table of each platform, from its metadata query at registration: the CUDA plugin's own (it
+ * keeps its own handler registry), through which record.c registers the record bundle. */
+_Atomic(const XLA_FFI_Api *) xla_platform_api[PLATFORM_COUNT];
+
+int xla_metadata_query(XLA_FFI_CallFrame *f, int platform, int constructs_state, XLA_FFI_Error **out)
+{
+    xla_internal_ext *e = f->extension_start;
     while (e && e->type != XLA_FFI_Extension_Metadata)
         e = e->next;
     if (!e)
         return 0;
     XLA_FFI_Metadata *m = ((XLA_FFI_Metadata_Extension *)e)->metadata;
-    m->api_version = (XLA_FFI_Api_Version){XLA_FFI_Api_Version_STRUCT_SIZE, NULL, XLA_FFI_API_MAJOR, XLA_FFI_API_MINOR};
+    char why[256];
+    if (!xla_api_negotiate(f->api, &m->api_version, why, sizeof why)) {
+        *out = xla_error(f->api, XLA_FFI_Error_Code_FAILED_PRECONDITION, "%s", why);
+        return 1;
+    }
+    atomic_store(&xla_platform_api[platform], f->api);
     m->traits = XLA_FFI_HANDLER_TRAITS_COMMAND_BUFFER_COMPATIBLE;
     *out = NULL;
     if (m->struct_size >= offsetof(XLA_FFI_Metadata, state_type_id) + sizeof(XLA_FFI_TypeId)) {
-        if (constructs_state && state_id[platform].type_id == 0)
+        if (constructs_state && xla_state_id[platform].type_id == 0)
             *out = xla_error(f->api, XLA_FFI_Error_Code_FAILED_PRECONDITION,
                          "trident: register the state type (trd_xla_%s_type_id) with jax.ffi.register_ffi_type before "
                          "the handlers",
                          platform_name(platform));
-        m->state_type_id = constructs_state ? state_id[platform] : (XLA_FFI_TypeId){0};
+        m->state_type_id = constructs_state ? xla_state_id[platform] : (XLA_FFI_TypeId){0};
     }
     return 1;
 }
@@ -515,7 +540,7 @@ static const char *bad_offsets(const int64_t *off, size_t n, size_t total)
 static XLA_FFI_Error *instantiate(XLA_FFI_CallFrame *f, int platform)
 {
     XLA_FFI_Error *q;
-    if (metadata_query(f, platform, 1, &q))
+    if (xla_metadata_query(f, platform, 1, &q))
         return q;
     const XLA_FFI_Api *api = f->api;
     struct xla_attrs a = {.attrs = &f->attrs};
@@ -655,7 +680,7 @@ static XLA_FFI_Error *instantiate(XLA_FFI_CallFrame *f, int platform)
         e = xla_tune_create(api, &a, c, bundle, blen, tma, ca.ntma);
     if (!e) {
         XLA_FFI_State_Set_Args sa = {XLA_FFI_State_Set_Args_STRUCT_SIZE, NULL, f->ctx,
-                                     XLA_FFI_ExecutionStage_INSTANTIATE, &state_id[platform], c};
+                                     XLA_FFI_ExecutionStage_INSTANTIATE, &xla_state_id[platform], c};
         e = api->XLA_FFI_State_Set(&sa);
     }
     if (e)
@@ -673,11 +698,10 @@ out:
 
 /* -------------------------------------------------------------- execute */
 
-static int device_ordinal(XLA_FFI_CallFrame *f, int32_t *ordinal)
+int xla_device_ordinal(XLA_FFI_CallFrame *f, int32_t *ordinal)
 {
     const XLA_FFI_Api *api = f->api;
-    if (api->struct_size < offsetof(XLA_FFI_Api, XLA_FFI_DeviceOrdinal_Get) + sizeof(void *) ||
-        !api->XLA_FFI_DeviceOrdinal_Get)
+    if (!XLA_API_HAS(api, XLA_FFI_DeviceOrdinal_Get))
         return 0;
     XLA_FFI_DeviceOrdinal_Get_Args a = {XLA_FFI_DeviceOrdinal_Get_Args_STRUCT_SIZE, NULL, f->ctx, 0};
     XLA_FFI_Error *e = api->XLA_FFI_DeviceOrdinal_Get(&a);
@@ -899,6 +923,31 @@ trd_stream_t *xla_slot_stream(struct xla_slot *s, void *native)
     return NULL;
 }
 
+trd_status_t xla_run_params(XLA_FFI_CallFrame *f, const struct xla_call *c, const struct xla_slot *s,
+                            const struct xla_run *r, uint64_t *storage, xla_tma_bytes *maps, void **params)
+{
+    memcpy(storage, c->storage, c->nparams * sizeof *storage);
+    for (uint32_t i = 0; i < c->nparams; i++) {
+        const struct xla_param *p = &c->params[i];
+        if (p->kind == TRD_XLA_ARG_OPERAND)
+            memcpy(&storage[i], &((XLA_FFI_Buffer *)f->args.args[p->index])->data, sizeof(void *));
+        else if (p->kind == TRD_XLA_ARG_RESULT)
+            memcpy(&storage[i], &((XLA_FFI_Buffer *)f->rets.rets[p->index])->data, sizeof(void *));
+        params[i] = &storage[i];
+    }
+    trd_status_t st;
+    if (c->ntma && (st = xla_tma_encode(f, r->cand->tma, c->ntma, s->dev, maps, params)) != TRD_OK)
+        return xla_wrap(st, "encoding a tensor map on %s", s->uri);
+    return TRD_OK;
+}
+
+void xla_run_scratch(XLA_FFI_CallFrame *f, const struct xla_call *c, const struct xla_run *r,
+                     const XLA_FFI_Buffer *out[2])
+{
+    for (int k = 0; k < 2; k++)
+        out[k] = c->scratch[k] >= 0 && r->scratch_need[k] ? f->rets.rets[c->scratch[k]] : NULL;
+}
+
 trd_status_t xla_run_launch(XLA_FFI_CallFrame *f, const struct xla_call *c, struct xla_slot *s,
                             const struct xla_run *r, void *stream)
 {
@@ -917,31 +966,22 @@ trd_status_t xla_run_launch(XLA_FFI_CallFrame *f, const struct xla_call *c, stru
         return TRD_OK;
     uint64_t storage[XLA_MAX_PARAMS];
     void *params[XLA_MAX_PARAMS];
-    memcpy(storage, c->storage, c->nparams * sizeof *storage);
-    for (uint32_t i = 0; i < c->nparams; i++) {
-        const struct xla_param *p = &c->params[i];
-        if (p->kind == TRD_XLA_ARG_OPERAND)
-            memcpy(&storage[i], &((XLA_FFI_Buffer *)f->args.args[p->index])->data, sizeof(void *));
-        else if (p->kind == TRD_XLA_ARG_RESULT)
-            memcpy(&storage[i], &((XLA_FFI_Buffer *)f->rets.rets[p->index])->data, sizeof(void *));
-        params[i] = &storage[i];
-    }
     xla_tma_bytes maps[XLA_TMA_MAX];
-    trd_status_t st;
-    if (c->ntma && (st = xla_tma_encode(f, cand->tma, c->ntma, s->dev, maps, params)) != TRD_OK)
-        return xla_wrap(st, "encoding a tensor map on %s", s->uri);
-    const XLA_FFI_Buffer *gs = c->scratch[0] >= 0 && r->scratch_need[0] ? f->rets.rets[c->scratch[0]] : NULL;
-    const XLA_FFI_Buffer *ps = c->scratch[1] >= 0 && r->scratch_need[1] ? f->rets.rets[c->scratch[1]] : NULL;
+    trd_status_t st = xla_run_params(f, c, s, r, storage, maps, params);
+    if (st != TRD_OK)
+        return st;
+    const XLA_FFI_Buffer *scratch[2];
+    xla_run_scratch(f, c, r, scratch);
     trd_native_launch_t l = {
         .struct_size = sizeof l,
         .grid = {cand->grid[0], cand->grid[1], cand->grid[2]},
         .num_params = c->nparams,
         .params = params,
         .native_stream = stream,
-        .global_scratch = gs ? gs->data : NULL,
-        .global_scratch_size = gs ? xla_buffer_bytes(gs) : 0,
-        .profile_scratch = ps ? ps->data : NULL,
-        .profile_scratch_size = ps ? xla_buffer_bytes(ps) : 0,
+        .global_scratch = scratch[0] ? scratch[0]->data : NULL,
+        .global_scratch_size = scratch[0] ? xla_buffer_bytes(scratch[0]) : 0,
+        .profile_scratch = scratch[1] ? scratch[1]->data : NULL,
+        .profile_scratch_size = scratch[1] ? xla_buffer_bytes(scratch[1]) : 0,
     };
     return trd_prepared_launch(r->prepared, &l);
 }
@@ -949,17 +989,17 @@ trd_status_t xla_run_launch(XLA_FFI_CallFrame *f, const struct xla_call *c, stru
 static XLA_FFI_Error *execute(XLA_FFI_CallFrame *f, int platform)
 {
     XLA_FFI_Error *q;
-    if (metadata_query(f, platform, 0, &q))
+    if (xla_metadata_query(f, platform, 0, &q))
         return q;
     const XLA_FFI_Api *api = f->api;
     XLA_FFI_State_Get_Args ga = {XLA_FFI_State_Get_Args_STRUCT_SIZE, NULL, f->ctx, XLA_FFI_ExecutionStage_INSTANTIATE,
-                                 &state_id[platform], NULL};
+                                 &xla_state_id[platform], NULL};
     XLA_FFI_Error *e = api->XLA_FFI_State_Get(&ga);
     if (e)
         return e;
     struct xla_call *c = ga.state;
     int32_t ordinal = 0;
-    if (!device_ordinal(f, &ordinal) && platform != PLATFORM_CPU)
+    if (!xla_device_ordinal(f, &ordinal) && platform != PLATFORM_CPU)
         return xla_error(api, XLA_FFI_Error_Code_UNIMPLEMENTED,
                          "trident_kernel_call: this XLA does not tell the device ordinal (XLA_FFI_DeviceOrdinal_Get)");
     void *stream = NULL;

@@ -12,6 +12,31 @@
 
 #include <xla/ffi/api/c_api.h>
 
+/* The FFI header the library is built against (jaxlib's, XLA_FFI_API 0.3 .. 0.5): built against the newest, it
+ * tells each runtime the highest version both speak (ffi.c, xla_api_negotiate), so that one binary registers on
+ * jaxlib 0.10.2 (0.3) to 0.12 (0.5). Names the 0.4 header changed, each under one name here. */
+#if XLA_FFI_API_MAJOR != 0 || XLA_FFI_API_MINOR < 3
+#error "libtrident_xla needs an XLA FFI header of API 0.3 or newer (jaxlib 0.10.2 or newer)"
+#endif
+#if XLA_FFI_API_MINOR >= 4
+typedef XLA_FFI_InternalExtension xla_internal_ext;
+#else
+typedef XLA_FFI_Extension_Base xla_internal_ext;
+#endif
+/* The RECORD stage (API 0.4, jaxlib 0.11.1+) with its record extension (record_c_api.h, jaxlib 0.11.2+): built
+ * only against a header that has both; otherwise the record handler refuses (record.c). */
+#if XLA_FFI_API_MINOR >= 4 && defined(__has_include)
+#if __has_include(<xla/ffi/api/record_c_api.h>)
+#include <xla/ffi/api/record_c_api.h>
+#define XLA_HAVE_RECORD 1
+#endif
+#endif
+#ifndef XLA_HAVE_RECORD
+#define XLA_HAVE_RECORD 0
+#endif
+/* The oldest runtime API the handlers work with (0.3: XLA_FFI_DeviceOrdinal_Get and the State API's stage). */
+#define XLA_API_MINOR_OLDEST 3
+
 #include <trident/driver.h>
 #include <trident/trident.h>
 #include <trident/xla.h>
@@ -152,6 +177,14 @@ struct xla_call {
     pthread_mutex_t lock;            /* making a slot */
 };
 
+/* The version the handlers report to the runtime `api` in their metadata: the older of its own and the header's
+ * (every runtime accepts 0.1 up to its own). 0 with `err` naming both versions when there is none: a runtime of
+ * another major version, or older than XLA_API_MINOR_OLDEST. */
+int xla_api_negotiate(const XLA_FFI_Api *api, XLA_FFI_Api_Version *out, char *err, size_t cap);
+/* 1 when the runtime's XLA_FFI_Api table covers the function `field` (one added after 0.1) and has it. */
+#define XLA_API_HAS(api, field) \
+    ((api)->struct_size >= offsetof(XLA_FFI_Api, field) + sizeof(void *) && (api)->field != NULL)
+
 XLA_FFI_Error *xla_error(const XLA_FFI_Api *api, XLA_FFI_Error_Code code, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 XLA_FFI_Error_Code xla_errc(trd_status_t st);
@@ -169,6 +202,22 @@ trd_status_t xla_run_check(XLA_FFI_CallFrame *f, const struct xla_call *c, const
  * EXECUTE's work. */
 trd_status_t xla_run_launch(XLA_FFI_CallFrame *f, const struct xla_call *c, struct xla_slot *s,
                             const struct xla_run *r, void *stream);
+/* The run's launch parameters from the frame's buffers: the packed scalars copied to storage[] with the buffers'
+ * addresses put in, its tensor maps encoded into maps[], params[i] pointing at parameter i's value. */
+trd_status_t xla_run_params(XLA_FFI_CallFrame *f, const struct xla_call *c, const struct xla_slot *s,
+                            const struct xla_run *r, uint64_t *storage, xla_tma_bytes *maps, void **params);
+/* The call's results that hold the run's global and profile scratch; NULL where its grid needs none. */
+void xla_run_scratch(XLA_FFI_CallFrame *f, const struct xla_call *c, const struct xla_run *r,
+                     const XLA_FFI_Buffer *out[2]);
+/* Answers XLA's metadata query (1, *out the error or NULL) when the frame is one; else 0. Keeps the platform's API
+ * table in xla_platform_api. */
+int xla_metadata_query(XLA_FFI_CallFrame *f, int platform, int constructs_state, XLA_FFI_Error **out);
+/* XLA's device ordinal of the call (1), or 0 where this XLA does not tell it. */
+int xla_device_ordinal(XLA_FFI_CallFrame *f, int32_t *ordinal);
+/* The state type's id in each platform's registry, and each platform's API table (from its metadata query). */
+extern XLA_FFI_TypeId xla_state_id[PLATFORM_COUNT];
+extern _Atomic(const XLA_FFI_Api *) xla_platform_api[PLATFORM_COUNT];
+
 /* libtrident's stream over XLA's stream, made once per stream; NULL for NULL. */
 trd_stream_t *xla_slot_stream(struct xla_slot *s, void *native);
 

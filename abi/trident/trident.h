@@ -1009,6 +1009,36 @@ TRD_API trd_status_t trd_device_tensor_map_encode(trd_device_t *device, const tr
  * streams are never captured: the host). Written only on success. Thread-safe. */
 TRD_API trd_status_t trd_stream_capturing(const trd_stream_t *stream, int32_t *capturing);
 
+/** What a prepared launch is to the vendor (trd_prepared_native_t.flags). */
+enum trd_native_flags {
+    TRD_NATIVE_PDL = 1u << 0,         /**< launched with programmatic dependent launch (Triton's launch_pdl) */
+    TRD_NATIVE_COOPERATIVE = 1u << 1  /**< a cooperative launch (launch_cooperative_grid) */
+};
+
+/** A prepared kernel as the vendor launches it (trd_prepared_native): for a caller that puts the launch into a
+ * graph itself instead of calling trd_prepared_launch (XLA's RECORD stage makes a kernel node of it). The vendor
+ * grid is trd_native_launch_t.grid with x multiplied by cluster[0] (1 without clusters); the parameters are the
+ * kernel's launch parameters followed by `extra_params` device pointers, Triton's global and profile scratch
+ * (NULL where trd_prepared_scratch says the grid needs none). Its image and strings are the kernel's: they live,
+ * at the same address, as long as the kernel. Since TRIDENT_1.4. */
+typedef struct trd_prepared_native {
+    uint32_t struct_size;      /**< the caller's sizeof(trd_prepared_native_t) */
+    int32_t format;            /**< enum trd_image_format of the image loaded on the device */
+    const void *image;         /**< that image's bytes, owned by the kernel */
+    uint64_t image_size;       /**< bytes at image */
+    const char *entry;         /**< the kernel's symbol in the image */
+    uint32_t block[3];         /**< threads of a block: num_warps x warp_size, 1, 1 */
+    uint32_t cluster[3];       /**< blocks of a cluster: num_ctas, 1, 1; 0, 0, 0 when num_ctas is 1 */
+    uint32_t shared;           /**< dynamic shared memory bytes of a block */
+    uint32_t flags;            /**< enum trd_native_flags */
+    uint32_t extra_params;     /**< pointers after the kernel's own parameters: 2 */
+    uint32_t reserved;         /**< 0 */
+} trd_prepared_native_t;
+
+/** Fills *info for the prepared kernel (written only on success). TRD_ERR_INVALID_ARGUMENT for a NULL argument,
+ * TRD_ERR_VERSION for a struct_size too small. Thread-safe, no lock, no allocation. Since TRIDENT_1.4. */
+TRD_API trd_status_t trd_prepared_native(const trd_prepared_t *prepared, trd_prepared_native_t *info);
+
 /** @} */
 
 #ifdef __cplusplus

@@ -29,6 +29,7 @@ def test_protocol_module_is_the_header():
     text = XLA_H.read_text()
     d = _defines(text)
     assert P.TARGET == d["TRD_XLA_TARGET"].strip('"')
+    assert P.TARGET_RECORD == d["TRD_XLA_TARGET_RECORD"].strip('"')
     assert P.STATE_TYPE == d["TRD_XLA_STATE_TYPE"].strip('"')
     assert P.CALL_VERSION == int(d["TRD_XLA_VERSION_CALL"])
     assert P.AUTOTUNE_VERSION == int(d["TRD_XLA_VERSION_AUTOTUNE"])

@@ -450,7 +450,12 @@ struct XLA_FFI_Error {
     char message[4096];
 };
 
+/* the header's name of the context: XLA_FFI_InvokeContext from API 0.4 (ExecutionContext stays a typedef of it) */
+#if XLA_FFI_API_MINOR >= 4
+struct XLA_FFI_InvokeContext {
+#else
 struct XLA_FFI_ExecutionContext {
+#endif
     void *state;
     void *stream;
 };

@@ -70,6 +70,8 @@ extern "C" {
  * against this header. */
 #define TRD_XLA_TARGET "trident_kernel_call"
 #define TRD_XLA_STATE_TYPE "trident.call"
+/* The CUDA target whose bundle has the record handler too (trd_xla_cuda_record_register registers it). */
+#define TRD_XLA_TARGET_RECORD "trident_kernel_call_record"
 #define TRD_XLA_VERSION_CALL 1      /* attributes of a call of one kernel */
 #define TRD_XLA_VERSION_AUTOTUNE 2  /* attributes of an autotuned call */
 /* The newest attribute version these handlers read (they read every older one). */
@@ -118,6 +120,20 @@ TRD_API void *trd_xla_rocm_instantiate(void *call_frame);
 TRD_API void *trd_xla_rocm_execute(void *call_frame);
 TRD_API void *trd_xla_cpu_instantiate(void *call_frame);
 TRD_API void *trd_xla_cpu_execute(void *call_frame);
+
+/* The RECORD stage (XLA FFI API 0.4 and newer, jaxlib 0.11.2 and newer; since TRIDENT_XLA_1.1): XLA calls it when
+ * it records the call into a CUDA graph (command buffer), and it makes the launch a kernel node of XLA's graph, or
+ * asks XLA to capture EXECUTE where it cannot (docs/xla.md). jax.ffi.register_ffi_target drops a bundle's record
+ * handler, so trd_xla_cuda_record_register registers the target TRD_XLA_TARGET_RECORD (instantiate, execute and
+ * record) through the API table of the XLA that registered the CUDA handlers (call it after registering them, and
+ * before compiling programs that use it). It returns NULL on success, else why not (a message of the calling
+ * thread): an XLA older than FFI API 0.4 or newer than the header the library was built against, a library built
+ * against a header without the RECORD stage (whose trd_xla_cuda_record refuses every call). */
+TRD_API void *trd_xla_cuda_record(void *call_frame);
+TRD_API const char *trd_xla_cuda_record_register(void);
+/* The XLA FFI API the library was built against, major * 1000 + minor (5 for 0.5); it reports to each runtime the
+ * older of its own and this. */
+TRD_API int32_t trd_xla_ffi_version(void);
 
 /* Always 1: libtrident_xla exists only where the handlers were built, so that having the library (or this
  * symbol) is the answer; kept for callers that probe for it. */

@@ -240,35 +240,36 @@ class PrebuiltCall(ByValue):
 
     def expand(self, platform: str, operands: Sequence[Any], has_side_effect: bool,
                cost_estimate: Optional[Mapping[str, int]]) -> list:
-        del platform  # the bundle holds every target; the handler picks each device's
         flat = [operands[v.index] if isinstance(v, _Operand) else v for v in self.statics]
         args = jax.tree_util.tree_unflatten(self.in_tree, flat)
         kernel = list(self.kernel) if isinstance(self.kernel, tuple) else self.kernel
         return list(emit(kernel, *args, grid=self.grid, out_shape=list(self.out_shapes),
                          input_output_aliases=self.input_output_aliases, zeroed_outputs=self.zeroed_outputs,
                          options=self.options, out_params=self.out_params, has_side_effect=has_side_effect,
-                         autotune_key=self.autotune_key, cost_estimate=cost_estimate))
+                         autotune_key=self.autotune_key, cost_estimate=cost_estimate, platform=platform))
 
 
 def emit(kernel: Any, *args: Any, grid: Any, out_shape: Any, input_output_aliases: Optional[Mapping[int, int]] = None,
          zeroed_outputs: Any = (), options: Any = None, name: Optional[str] = None,
          out_params: Optional[Sequence[int]] = None, has_side_effect: bool = False,
          autotune_key: Optional[str] = None, cost_estimate: Optional[Mapping[str, int]] = None,
-         zero_aliased: bool = False) -> Any:
-    """The custom call of a kernel_call (kernel_call's arguments), while its primitive is lowered (the operands
-    are the lowering's). zero_aliased: outputs aliased to an input may be zeroed (jax-triton's zeroed_outputs
-    with a dict input_output_aliases: the buffer is zeroed before the launch)."""
+         zero_aliased: bool = False, platform: str = "") -> Any:
+    """The custom call of a kernel_call (kernel_call's arguments), while its primitive is lowered for `platform`
+    (the operands are the lowering's; the bundle holds every target, the handler picks each device's; the
+    platform picks the custom-call target, protocol.target). zero_aliased: outputs aliased to an input may be
+    zeroed (jax-triton's zeroed_outputs with a dict input_output_aliases: the buffer is zeroed before the
+    launch)."""
     del name
     if isinstance(kernel, (list, tuple)):
         return _autotuned_call(list(kernel), args, grid, out_shape, input_output_aliases, zeroed_outputs, options,
-                               out_params, has_side_effect, autotune_key, cost_estimate, zero_aliased)
+                               out_params, has_side_effect, autotune_key, cost_estimate, zero_aliased, platform)
     _ffi.register()
     k = _as_kernel(kernel)
     lowered = _lower(k, args, out_shape, input_output_aliases, out_params)
     zero = _zero_list(k, lowered, zeroed_outputs, zero_aliased)
     g = normalize_grid(grid)
     scratch, results = _with_scratch(lowered.outs, [(k, g)])
-    call = jax.ffi.ffi_call(_ffi.TARGET, results, input_output_aliases=lowered.ffi_aliases or None,
+    call = jax.ffi.ffi_call(_ffi.target(platform), results, input_output_aliases=lowered.ffi_aliases or None,
                             has_side_effect=has_side_effect)
     out = call(*lowered.operands, kernel=_bundle_of(k), grid=np.array(g, dtype=np.int64),
                arg_kind=np.array(lowered.kinds, dtype=np.int32), arg_index=np.array(lowered.index, dtype=np.int64),
@@ -357,7 +358,7 @@ def _sequences(v: Any) -> bool:
 def _autotuned_call(kernels: list, args: tuple, grid: Any, out_shape: Any, input_output_aliases: Any,
                     zeroed_outputs: Any, options: Any, out_params: Any, has_side_effect: bool,
                     autotune_key: Optional[str], cost_estimate: Optional[Mapping[str, int]],
-                    zero_aliased: bool) -> Any:
+                    zero_aliased: bool, platform: str) -> Any:
     if not kernels:
         raise KernelCallError("kernel_call: an empty list of kernels")
     ks = [_as_kernel(k) for k in kernels]
@@ -368,7 +369,8 @@ def _autotuned_call(kernels: list, args: tuple, grid: Any, out_shape: Any, input
     if n == 1:
         return emit(ks[0], *args, grid=grids[0], out_shape=out_shape, input_output_aliases=input_output_aliases,
                     zeroed_outputs=zeros[0], options=opts[0], out_params=out_params,
-                    has_side_effect=has_side_effect, cost_estimate=cost_estimate, zero_aliased=zero_aliased)
+                    has_side_effect=has_side_effect, cost_estimate=cost_estimate, zero_aliased=zero_aliased,
+                    platform=platform)
     _ffi.register()
     grids = [normalize_grid(g) for g in grids]
     lowered = _lower(ks[0], args, out_shape, input_output_aliases, out_params)
@@ -395,7 +397,7 @@ def _autotuned_call(kernels: list, args: tuple, grid: Any, out_shape: Any, input
             h.update(part)
         autotune_key = f"{re.sub(r'[^A-Za-z0-9_.-]', '_', ks[0].name)[:60].lstrip('.')}-{h.hexdigest()[:40]}"
     cdir = _cache.cache_dir()
-    call = jax.ffi.ffi_call(_ffi.TARGET, results, input_output_aliases=lowered.ffi_aliases or None,
+    call = jax.ffi.ffi_call(_ffi.target(platform), results, input_output_aliases=lowered.ffi_aliases or None,
                             has_side_effect=has_side_effect)
     offsets = np.cumsum([0] + [len(b) for b in bundles], dtype=np.int64)
     zoff = np.cumsum([0] + [len(z) for z in zero], dtype=np.int64)

@@ -80,8 +80,10 @@ class TritonCall(ByValue):
         where = PLATFORM_RULES.get(platform, gpu_rule)(self, platform)
         candidates = _candidates(self, where)
         zeros, replaced = _hook_effects_of(self, candidates, where.interpret)
-        launch = _interp.launch if where.interpret else _launch
-        return launch(self, candidates, zeros, replaced, operands, has_side_effect or not self.results, cost_estimate)
+        effect = has_side_effect or not self.results
+        if where.interpret:
+            return _interp.launch(self, candidates, zeros, replaced, operands, effect, cost_estimate)
+        return _launch(self, candidates, zeros, replaced, operands, effect, cost_estimate, platform)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -295,8 +297,9 @@ def _hook_effects_of(call: TritonCall, candidates: list[_at.Candidate],
 
 
 def _launch(call: TritonCall, candidates: list[_at.Candidate], zeros: list[list[int]], replaced: dict[int, Any],
-            operands: Sequence[Any], has_side_effect: bool, cost_estimate: Optional[Mapping[str, int]]) -> list:
-    """The custom call: the first candidate's launch parameters from the operands, then emit."""
+            operands: Sequence[Any], has_side_effect: bool, cost_estimate: Optional[Mapping[str, int]],
+            platform: str) -> list:
+    """The custom call for `platform`: the first candidate's launch parameters from the operands, then emit."""
     kname = call.kname
     c = candidates[0]
     args_list: list[Any] = []
@@ -335,7 +338,7 @@ def _launch(call: TritonCall, candidates: list[_at.Candidate], zeros: list[list[
                 options=[x.load_options or None for x in candidates] if tuned else c.load_options or None,
                 name=kname, out_params=[out_at[r] for r in unaliased], has_side_effect=has_side_effect,
                 autotune_key=_choice_key(call, candidates) if tuned else None, cost_estimate=cost_estimate,
-                zero_aliased=True)
+                zero_aliased=True, platform=platform)
     return list(outs)
 
 

@@ -6,6 +6,7 @@ the one place trident.jax reads them from, and python/tests/test_protocol.py che
 from __future__ import annotations
 
 import ctypes
+import os
 import threading
 
 import jax
@@ -13,6 +14,7 @@ import jax
 from .._lib import xla_lib
 
 TARGET = "trident_kernel_call"   # TRD_XLA_TARGET
+TARGET_RECORD = "trident_kernel_call_record"   # TRD_XLA_TARGET_RECORD: CUDA, with the RECORD stage
 STATE_TYPE = "trident.call"      # TRD_XLA_STATE_TYPE
 CALL_VERSION = 1                 # TRD_XLA_VERSION_CALL: a call of one kernel (read by every libtrident_xla)
 AUTOTUNE_VERSION = 2             # TRD_XLA_VERSION_AUTOTUNE: an autotuned call, several candidate kernels
@@ -44,6 +46,7 @@ TMA_MAX_RANK = 5      # TRD_TENSOR_MAP_MAX_RANK (trident.h)
 _PLATFORMS = {"cpu": "cpu", "CUDA": "cuda", "ROCM": "rocm"}
 _lock = threading.Lock()
 _registered: set[str] = set()
+_record_why: list[str] = []   # why CUDA calls are not recorded as kernel nodes ([] while they are)
 
 
 def _capsule(address: int):
@@ -52,7 +55,8 @@ def _capsule(address: int):
 
 def register() -> list[str]:
     """Registers the state type and the handler bundle for every platform
-    this JAX may run; returns the platforms registered."""
+    this JAX may run, and on CUDA the record target where this XLA has the RECORD stage (record_status);
+    returns the platforms registered."""
     try:
         L = xla_lib()
     except OSError as e:
@@ -78,4 +82,47 @@ def register() -> list[str]:
                 del e
                 continue
             _registered.add(platform)
+            if platform == "CUDA":
+                _register_record(L)
         return sorted(p for p in _registered if ":" not in p)
+
+
+def _register_record(L) -> None:
+    """TARGET_RECORD on CUDA: the same handlers and the record one, registered by libtrident_xla through the API
+    table of the XLA that just registered the CUDA handlers (jax.ffi.register_ffi_target drops a bundle's record
+    handler). Where it cannot (an XLA older than FFI API 0.4, a libtrident_xla built without the RECORD stage or
+    older than it, TRIDENT_XLA_RECORD=0), CUDA calls keep TARGET, which XLA captures into a child graph."""
+    _record_why.clear()
+    if os.environ.get("TRIDENT_XLA_RECORD", "1") == "0":
+        _record_why.append("TRIDENT_XLA_RECORD=0")
+        return
+    fn = getattr(L, "trd_xla_cuda_record_register", None)
+    if fn is None:
+        _record_why.append(f"{L.path} predates the RECORD stage (TRIDENT_XLA_1.1)")
+        return
+    fn.restype, fn.argtypes = ctypes.c_char_p, []
+    why = fn()
+    if why is not None:
+        _record_why.append(why.decode(errors="replace"))
+
+
+def record_status() -> tuple[bool, str]:
+    """(True, "") when CUDA calls are recorded as kernel nodes of XLA's command buffers (TARGET_RECORD), else
+    (False, why not). Meaningful after register()."""
+    with _lock:
+        if "CUDA" not in _registered:
+            return False, "the CUDA platform is not registered"
+        return (not _record_why, _record_why[0] if _record_why else "")
+
+
+def target(platform: str) -> str:
+    """The custom-call target a call lowered for `platform` ("cuda", "rocm", "cpu") names."""
+    if platform != "cuda":
+        return TARGET
+    on, why = record_status()
+    if not on and why.startswith("the CUDA handlers are not registered yet"):
+        # jax defers a registration until its CUDA client exists: it does now that a call is lowered for it
+        with _lock:
+            _register_record(xla_lib())
+        on = record_status()[0]
+    return TARGET_RECORD if on else TARGET

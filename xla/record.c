@@ -1,0 +1,262 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* record.c: the RECORD stage (FFI API 0.4 with the record extension: jaxlib 0.11.2 and newer).
+ *
+ * Without it XLA puts a command-buffer-compatible custom call into its CUDA graph by capturing EXECUTE into a
+ * child graph: a node that blocks XLA's programmatic dependent launch (PDL) edges on both sides and is traced
+ * again whenever the call's buffers move. With it, the handler makes each trident launch a kernel node of XLA's
+ * own graph (create_launch: the image loaded on the device, grid, block, cluster, shared memory, PDL, every
+ * parameter: buffers as device pointers, scalars, null pointers and tensor maps by value, Triton's two scratch
+ * pointers last) and, when XLA updates the graph for new buffers, gives the node the new addresses
+ * (update_launch). What it cannot record (record_blocker) it hands back to stream capture
+ * (request_stream_capture), which runs EXECUTE as before.
+ *
+ * jax's register_ffi_target builds a bundle without the record handler, so trd_xla_cuda_record_register
+ * registers one more target, TRD_XLA_TARGET_RECORD, with it: through the CUDA runtime's own API table, which
+ * the CUDA handlers' metadata query kept at their registration (ffi.c, xla_platform_api). */
+#include <stdio.h>
+#include <string.h>
+
+#include "xla/ffi.h"
+
+/* trd_xla_cuda_record_register's refusal: libtrident's message of the calling thread (trd_error_message). */
+#define REFUSE(...) (xla_fail(TRD_ERR_UNSUPPORTED, __VA_ARGS__), trd_error_message())
+
+#if XLA_HAVE_RECORD
+
+/* The record extension's versions this file knows: 0.1 (jaxlib 0.11.2) and 0.2 (0.12: FUNCTION_PTR added; the
+ * structures used here are 0.1's). */
+#define RECORD_MINOR_OLDEST 1
+
+/* Blocks of a cluster beyond which CUDA needs the non-portable cluster attribute, which XLA's node lacks. */
+#define PORTABLE_CLUSTER 8
+
+/* Why the slot's launch cannot become one kernel node (XLA captures EXECUTE instead), or NULL. */
+static const char *record_blocker(const struct xla_call *c, const struct xla_slot *s,
+                                  const trd_prepared_native_t *n, char *buf, size_t cap)
+{
+    if (!s || !atomic_load_explicit(&s->checked, memory_order_acquire))
+        return "not executed on this device yet (its first execution loads the kernel, checks the buffers and "
+               "chooses an autotuned call's candidate)";
+    const struct xla_cand *cand = s->run.cand;
+    if (cand->nzero)
+        return "it zeroes results before the launch (a memset the record API has no node for)";
+    if (!cand->grid[0] || !cand->grid[1] || !cand->grid[2])
+        return "its grid is empty (nothing to launch)";
+    if (n->format != TRD_FORMAT_CUBIN) {
+        snprintf(buf, cap, "the image loaded on %s is not a cubin (format %d): XLA would compile it again without "
+                 "trident's load options", s->uri, n->format);
+        return buf;
+    }
+    if (n->flags & TRD_NATIVE_COOPERATIVE)
+        return "a cooperative launch (the record API has no attribute for it)";
+    if (n->cluster[0] > PORTABLE_CLUSTER)
+        return "a cluster of more than 8 blocks (a non-portable size, which XLA's node does not allow)";
+    for (int k = 0; k < 2; k++)
+        if (s->run.scratch_need[k] && c->scratch[k] < 0)
+            return "it needs scratch the call passes no buffer for (the driver's arena is per stream)";
+    return NULL;
+}
+
+/* The launch's kernel arguments: buffers as device pointers, everything else by value from storage/maps. */
+struct record_args {
+    uint64_t storage[XLA_MAX_PARAMS];
+    void *params[XLA_MAX_PARAMS];
+    xla_tma_bytes maps[XLA_TMA_MAX];
+    XLA_FFI_KernelArg args[XLA_MAX_PARAMS + 2];
+    XLA_FFI_KernelArgs list;
+};
+
+static const uint64_t null_pointer;
+
+static trd_status_t record_args(XLA_FFI_CallFrame *f, const struct xla_call *c, const struct xla_slot *s,
+                                struct record_args *ra)
+{
+    trd_status_t st = xla_run_params(f, c, s, &s->run, ra->storage, ra->maps, ra->params);
+    if (st != TRD_OK)
+        return st;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < c->nparams; i++) {
+        const struct xla_param *p = &c->params[i];
+        if (p->kind == TRD_XLA_ARG_OPERAND || p->kind == TRD_XLA_ARG_RESULT) {
+            void *ptr;
+            memcpy(&ptr, ra->params[i], sizeof ptr);
+            ra->args[n++] = (XLA_FFI_KernelArg){ptr, 0, XLA_FFI_KernelArgType_DevicePtr};
+        } else {
+            ra->args[n++] = (XLA_FFI_KernelArg){ra->params[i], p->info.size, XLA_FFI_KernelArgType_HostValue};
+        }
+    }
+    const XLA_FFI_Buffer *scratch[2];
+    xla_run_scratch(f, c, &s->run, scratch);
+    for (int k = 0; k < 2; k++)
+        ra->args[n++] = scratch[k] ? (XLA_FFI_KernelArg){scratch[k]->data, 0, XLA_FFI_KernelArgType_DevicePtr}
+                                   : (XLA_FFI_KernelArg){&null_pointer, sizeof null_pointer,
+                                                         XLA_FFI_KernelArgType_HostValue};
+    ra->list = (XLA_FFI_KernelArgs){ra->args, n};
+    return TRD_OK;
+}
+
+static XLA_FFI_Error *record(XLA_FFI_CallFrame *f, int platform)
+{
+    XLA_FFI_Error *e;
+    if (xla_metadata_query(f, platform, 0, &e))
+        return e;
+    const XLA_FFI_Api *api = f->api;
+    if (!XLA_API_HAS(api, XLA_FFI_InvokeContext_FindExtension))
+        return xla_error(api, XLA_FFI_Error_Code_UNIMPLEMENTED,
+                         "trident_kernel_call: this XLA (FFI API %d.%d) has no record extension",
+                         api->api_version.major_version, api->api_version.minor_version);
+    XLA_FFI_InvokeContext_FindExtension_Args fa = {XLA_FFI_InvokeContext_FindExtension_Args_STRUCT_SIZE, NULL,
+                                                   f->ctx, XLA_FFI_Extension_Record, NULL};
+    if ((e = api->XLA_FFI_InvokeContext_FindExtension(&fa)) != NULL)
+        return e;
+    if (!fa.extension)
+        return xla_error(api, XLA_FFI_Error_Code_FAILED_PRECONDITION,
+                         "trident_kernel_call: the RECORD stage came without XLA's record extension");
+    const XLA_FFI_ExtensionId *id = &fa.extension->id;
+    if (id->major_version != XLA_FFI_Extension_Record_MajorVersion || id->minor_version < RECORD_MINOR_OLDEST ||
+        id->minor_version > XLA_FFI_Extension_Record_MinorVersion)
+        return xla_error(api, XLA_FFI_Error_Code_UNIMPLEMENTED,
+                         "trident_kernel_call: XLA's record extension is version %d.%d; libtrident_xla knows %d.%d to "
+                         "%d.%d (set TRIDENT_XLA_RECORD=0 to leave the call to stream capture)",
+                         id->major_version, id->minor_version, XLA_FFI_Extension_Record_MajorVersion,
+                         RECORD_MINOR_OLDEST, XLA_FFI_Extension_Record_MajorVersion,
+                         XLA_FFI_Extension_Record_MinorVersion);
+    const XLA_FFI_RecordFrame *rf = ((const XLA_FFI_Record_Extension *)fa.extension)->record_frame;
+    XLA_FFI_State_Get_Args ga = {XLA_FFI_State_Get_Args_STRUCT_SIZE, NULL, f->ctx,
+                                 XLA_FFI_ExecutionStage_INSTANTIATE, &xla_state_id[platform], NULL};
+    if ((e = api->XLA_FFI_State_Get(&ga)) != NULL)
+        return e;
+    const struct xla_call *c = ga.state;
+    if (!c)
+        return xla_error(api, XLA_FFI_Error_Code_FAILED_PRECONDITION,
+                         "trident_kernel_call: RECORD without the call's state (INSTANTIATE did not run)");
+    int32_t ordinal = -1;
+    xla_device_ordinal(f, &ordinal);
+    const struct xla_slot *s = ordinal >= 0 && ordinal < XLA_MAX_ORDINALS
+                                   ? atomic_load_explicit(&c->by_ordinal[ordinal], memory_order_acquire)
+                                   : NULL;
+    trd_prepared_native_t native = {.struct_size = sizeof native};
+    trd_status_t st = s ? trd_prepared_native(s->run.prepared, &native) : TRD_OK;
+    if (st != TRD_OK)
+        return xla_error(api, xla_errc(st), "trident: %s", trd_error_message());
+    char buf[256];
+    const char *why = record_blocker(c, s, &native, buf, sizeof buf);
+    int update = rf->action == XLA_FFI_RecordAction_Update;
+    /* an update of what was captured is captured again: one node per launch, made at creation only */
+    if (!why && update && *rf->num_commands != 1)
+        why = "its command buffer was made by stream capture";
+    if (why) {
+        xla_log(TRD_LOG_DEBUG, "record: kernel '%s' on XLA's device %d: %s; XLA captures its stream instead", c->name,
+                ordinal, why);
+        return rf->api->request_stream_capture(rf->record_ctx);
+    }
+    struct record_args ra;
+    if ((st = record_args(f, c, s, &ra)) != TRD_OK)
+        return xla_error(api, xla_errc(st), "%s", trd_error_message());
+    if (update) {
+        xla_log(TRD_LOG_DEBUG, "record: kernel '%s' on %s: kernel node updated", c->name, s->uri);
+        return rf->api->update_launch(rf->record_ctx, rf->commands[0], &ra.list);
+    }
+    if (*rf->num_commands >= rf->max_commands)
+        return xla_error(api, XLA_FFI_Error_Code_RESOURCE_EXHAUSTED,
+                         "kernel '%s': XLA's record frame holds %lld commands, no room for the launch", c->name,
+                         (long long)rf->max_commands);
+    const struct xla_cand *cand = s->run.cand;
+    uint32_t cx = native.cluster[0] ? native.cluster[0] : 1;
+    XLA_FFI_LaunchDims dims = {
+        {(int32_t)((uint64_t)cand->grid[0] * cx), (int32_t)cand->grid[1], (int32_t)cand->grid[2]},
+        {(int32_t)native.block[0], (int32_t)native.block[1], (int32_t)native.block[2]},
+        {(int32_t)native.cluster[0], (int32_t)native.cluster[1], (int32_t)native.cluster[2]},
+    };
+    if ((uint64_t)cand->grid[0] * cx > 0x7fffffffu)
+        return xla_error(api, XLA_FFI_Error_Code_INVALID_ARGUMENT,
+                         "kernel '%s': grid x %u times %u CTAs exceeds 2^31-1", c->name, cand->grid[0], cx);
+    const XLA_FFI_Command *cmd = NULL;
+    if ((e = rf->api->create_launch(rf->record_ctx, native.entry, native.image, (int64_t)native.image_size,
+                                    XLA_FFI_SourceFormat_CUBIN, dims, native.shared,
+                                    (native.flags & TRD_NATIVE_PDL) != 0, &ra.list, NULL, 0, &cmd)) != NULL)
+        return e;
+    rf->commands[(*rf->num_commands)++] = cmd;
+    xla_log(TRD_LOG_INFO, "record: kernel '%s' on %s recorded as a kernel node (grid %dx%dx%d, block %d, shared %u%s)",
+            c->name, s->uri, dims.grid.x, dims.grid.y, dims.grid.z, dims.block.x, native.shared,
+            native.flags & TRD_NATIVE_PDL ? ", PDL" : "");
+    return NULL;
+}
+
+TRD_API void *trd_xla_cuda_record(void *f)
+{
+    return record(f, PLATFORM_CUDA);
+}
+
+static const char *record_register(void)
+{
+    const XLA_FFI_Api *api = atomic_load(&xla_platform_api[PLATFORM_CUDA]);
+    if (!api)
+        return REFUSE("the CUDA handlers are not registered yet (their registration gives XLA's API table)");
+    int minor = api->api_version.minor_version;
+    if (minor < 4)
+        return REFUSE("this XLA speaks FFI API %d.%d, which has no RECORD stage (0.4: jaxlib 0.11.1 and newer)",
+                      api->api_version.major_version, minor);
+    if (minor > XLA_FFI_API_MINOR)
+        return REFUSE("this XLA speaks FFI API %d.%d, newer than the %d.%d libtrident_xla was built against: its "
+                      "record extension may have changed (rebuild against its header)",
+                      api->api_version.major_version, minor, XLA_FFI_API_MAJOR, XLA_FFI_API_MINOR);
+    if (!XLA_API_HAS(api, XLA_FFI_Handler_Register))
+        return REFUSE("this XLA's API table has no XLA_FFI_Handler_Register");
+    XLA_FFI_Handler_Register_Args a = {
+        XLA_FFI_Handler_Register_Args_STRUCT_SIZE,
+        NULL,
+        {TRD_XLA_TARGET_RECORD, strlen(TRD_XLA_TARGET_RECORD)},
+        {"CUDA", 4},
+        {.instantiate = (XLA_FFI_Handler *)trd_xla_cuda_instantiate,
+         .execute = (XLA_FFI_Handler *)trd_xla_cuda_execute,
+         .record = (XLA_FFI_Handler *)trd_xla_cuda_record},
+        XLA_FFI_HANDLER_TRAITS_COMMAND_BUFFER_COMPATIBLE,
+    };
+    XLA_FFI_Error *e = api->XLA_FFI_Handler_Register(&a);
+    if (!e)
+        return NULL;
+    const char *msg = "(no message)";
+    XLA_FFI_Error_GetDetails_Args d = {XLA_FFI_Error_GetDetails_Args_STRUCT_SIZE, NULL, e, NULL, 0};
+    if (XLA_API_HAS(api, XLA_FFI_Error_GetDetails)) {
+        api->XLA_FFI_Error_GetDetails(&d);
+        msg = d.message ? d.message : msg;
+    }
+    xla_fail(TRD_ERR_UNSUPPORTED, "XLA refused the registration of %s: %s", TRD_XLA_TARGET_RECORD, msg);
+    XLA_FFI_Error_Destroy_Args da = {XLA_FFI_Error_Destroy_Args_STRUCT_SIZE, NULL, e};
+    api->XLA_FFI_Error_Destroy(&da);
+    return trd_error_message();
+}
+
+#else /* an FFI header without the RECORD stage: the same symbols, refusing */
+
+TRD_API void *trd_xla_cuda_record(void *f)
+{
+    XLA_FFI_CallFrame *frame = f;
+    XLA_FFI_Error *e;
+    if (xla_metadata_query(frame, PLATFORM_CUDA, 0, &e))
+        return e;
+    return xla_error(frame->api, XLA_FFI_Error_Code_UNIMPLEMENTED,
+                     "trident_kernel_call: libtrident_xla was built against XLA FFI API %d.%d headers, which have no "
+                     "RECORD stage",
+                     XLA_FFI_API_MAJOR, XLA_FFI_API_MINOR);
+}
+
+static const char *record_register(void)
+{
+    return REFUSE("libtrident_xla was built against XLA FFI API %d.%d headers, which have no RECORD stage (build "
+                  "against jaxlib 0.11.2's or newer: scripts/xla-ffi-headers.sh)",
+                  XLA_FFI_API_MAJOR, XLA_FFI_API_MINOR);
+}
+
+#endif
+
+TRD_API const char *trd_xla_cuda_record_register(void)
+{
+    return record_register();
+}
+
+TRD_API int32_t trd_xla_ffi_version(void)
+{
+    return XLA_FFI_API_MAJOR * 1000 + XLA_FFI_API_MINOR;
+}
