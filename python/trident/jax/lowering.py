@@ -145,8 +145,9 @@ def shapes_of(v: Any) -> Any:
 
 
 def _candidates(call: TritonCall, where: Where) -> list[_at.Candidate]:
-    """Every variant (heuristics, autotuner configs left after pruning), compiled; a config that does not compile
-    is skipped, as Triton's autotuner does."""
+    """Every variant (heuristics, autotuner configs left after pruning), compiled; a config that fails with one of
+    the errors Triton's autotuner skips (_at.SKIPPED_ERRORS) is skipped, any other error is raised naming the
+    config."""
     names = call.info.names
     named = {n: shapes_of(v) for n, v in call.named.items()}
     user_kw = {k: call.ns[k] for k in call.user_keys}
@@ -158,10 +159,10 @@ def _candidates(call: TritonCall, where: Where) -> list[_at.Candidate]:
     for var, (cand, err) in zip(variants, _compile_all(call, where, variants)):
         if err is None:
             candidates.append(cand)
-        elif isinstance(err, (_c.CompileError, _ro.OptionError, NotImplementedError, TypeError)):
-            raise err
-        else:   # Triton's autotuner skips a config that does not compile; so do we
+        elif isinstance(err, _at.SKIPPED_ERRORS):   # as Triton's autotuner skips them
             failures.append(f"{var.config}: {type(err).__name__}: {err}")
+        else:
+            raise _at.config_error(call.kname, var.config, err) from err
     if not candidates:
         raise _at.AutotuneError(f"kernel '{call.kname}': no autotuner config compiles:\n" + "\n".join(failures))
     if failures:

@@ -1,0 +1,112 @@
+# SPDX-License-Identifier: Apache-2.0
+"""What Triton's launcher and autotuner accept, trident.jax accepts, and what
+they refuse it refuses, with the reason: warp-specialized kernels (whose
+metadata counts every partition's warps: num_warps=4 becomes 12), the
+errors an autotuner skips, configuration hooks with nothing to do, grids of
+integers only, and the interpreter's check of each access against the
+buffer its pointer came from. The CPU tests compile for sm90 with the
+installed Triton (no GPU needed); the `gpu` ones run the kernels on a GPU,
+every element checked against jnp, and skip with the reason elsewhere."""
+import warnings
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+import pytest
+import triton
+import triton.language as tl
+
+import trident
+import trident.jax as jt
+
+SM90 = "sm90"
+
+
+def randn(shape, dtype=jnp.float32, seed=0):
+    return jax.random.normal(jax.random.key(seed), shape, dtype=dtype)
+
+
+# ------------------------------------------------------------ warp specialization
+
+@triton.jit
+def ws_matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr,
+                     WS: tl.constexpr):
+    """c = a @ b (fp16 in, fp32 out) through device tensor descriptors; WS warp-specializes the K loop (a
+    producer partition loads, the default one computes), as Triton's persistent matmul tutorial does."""
+    pid_m, pid_n = tl.program_id(0), tl.program_id(1)
+    a_desc = tl.make_tensor_descriptor(a_ptr, shape=[M, K], strides=[K, 1], block_shape=[BM, BK])
+    b_desc = tl.make_tensor_descriptor(b_ptr, shape=[K, N], strides=[N, 1], block_shape=[BK, BN])
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in tl.range(0, K, BK, warp_specialize=WS):
+        acc = tl.dot(a_desc.load([pid_m * BM, k]), b_desc.load([k, pid_n * BN]), acc)
+    rm = pid_m * BM + tl.arange(0, BM)
+    rn = pid_n * BN + tl.arange(0, BN)
+    tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+WS_CONFIGS = [triton.Config({"BM": 128, "BN": 128, "BK": 64, "WS": ws}, num_warps=4, num_stages=3)
+              for ws in (False, True)]
+ws_matmul = triton.autotune(WS_CONFIGS, key=["M", "N", "K"])(ws_matmul_kernel)
+
+
+def call_ws_matmul(a, b, kernel=ws_matmul):
+    (m, k), n = a.shape, b.shape[1]
+    return jt.triton_call(a, b, kernel=kernel, out_shape=jax.ShapeDtypeStruct((m, n), jnp.float32),
+                          grid=lambda meta: (jt.cdiv(m, meta["BM"]), jt.cdiv(n, meta["BN"])), M=m, N=n, K=k)
+
+
+def test_warp_specialized_kernel_compiles_and_loads(record, fresh_cache):
+    """Triton compiles the WS config's num_warps=4 into 12 warps (384 threads, not a power of two); trident
+    loads its metadata and keeps both configs (it refused the 12 and the autotuner dropped the config)."""
+    a = jnp.zeros((256, 256), jnp.float16)
+    with jt.targets(SM90), warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)   # no config may be dropped
+        call_ws_matmul(a, a)
+    kernels = record[0].kernel
+    assert len(kernels) == 2
+    warps = [k.targets[0].metadata["num_warps"] for k in kernels]
+    assert warps[0] == 4 and warps[1] > 4 and warps[1] & (warps[1] - 1), warps
+    loaded = trident.Kernel(kernels[1].bundle())
+    assert {t.metadata["num_warps"] for t in loaded.targets} == {warps[1]}
+    assert loaded.scratch_bytes((2, 2))[0] > 0   # the device descriptors' scratch, computed by libtrident
+
+
+@pytest.mark.parametrize("m, n, k", [(256, 256, 512), (384, 128, 256)])
+def test_warp_specialized_matmul_on_the_gpu(gpu, m, n, k):
+    if jt.get_compute_capability(0) < 90:
+        pytest.skip("warp specialization and device tensor descriptors need sm90")
+    a, b = randn((m, k), jnp.float16), randn((k, n), jnp.float16, seed=1)
+    ref = jnp.dot(a.astype(jnp.float32), b.astype(jnp.float32), precision="highest")
+    for kernel in (ws_matmul, triton.autotune(WS_CONFIGS[1:], key=["M"])(ws_matmul_kernel)):   # tuned; WS alone
+        c = jax.jit(lambda a, b: call_ws_matmul(a, b, kernel))(a, b)
+        np.testing.assert_allclose(np.asarray(c), np.asarray(ref), rtol=1e-2, atol=1e-2)
+
+
+# ------------------------------------------------------------ what an autotuner skips
+
+@triton.jit
+def bounded_copy(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    tl.static_assert(BLOCK <= 256, "BLOCK too large")
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)   # BLOCK must be a power of two
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n), mask=offs < n)
+
+
+def call_bounded(blocks):
+    kernel = triton.autotune([triton.Config({"BLOCK": b}, num_warps=1) for b in blocks], key=["n"])(bounded_copy)
+    x = jnp.zeros((1024,), jnp.float32)
+    with jt.targets(SM90):
+        return jt.triton_call(x, kernel=kernel, out_shape=x, grid=lambda m: (jt.cdiv(1024, m["BLOCK"]),), n=1024)
+
+
+def test_autotune_skips_a_compile_time_assertion(record, fresh_cache):
+    with pytest.warns(RuntimeWarning, match=r"(?s)configs skipped.*BLOCK: 512.*CompileTimeAssertionFailure"):
+        call_bounded([128, 512])
+    assert isinstance(record[0].kernel, trident.Kernel)   # one candidate left: a plain call
+
+
+def test_autotune_raises_any_other_error_naming_the_config(record, fresh_cache):
+    """Triton's autotuner skips only OutOfResources, CompileTimeAssertionFailure and PTXASError; a config
+    that fails otherwise (tl.arange of 96 elements) fails the call, named."""
+    with pytest.raises(jt.AutotuneError, match=r"(?s)kernel 'bounded_copy': autotuner config BLOCK: 96.*"
+                                               r"CompilationError.*power of 2"):
+        call_bounded([128, 96])
