@@ -7,6 +7,7 @@ integers only, and the interpreter's check of each access against the
 buffer its pointer came from. The CPU tests compile for sm90 with the
 installed Triton (no GPU needed); the `gpu` ones run the kernels on a GPU,
 every element checked against jnp, and skip with the reason elsewhere."""
+import re
 import warnings
 
 import jax
@@ -110,3 +111,58 @@ def test_autotune_raises_any_other_error_naming_the_config(record, fresh_cache):
     with pytest.raises(jt.AutotuneError, match=r"(?s)kernel 'bounded_copy': autotuner config BLOCK: 96.*"
                                                r"CompilationError.*power of 2"):
         call_bounded([128, 96])
+
+
+# ------------------------------------------------------------ grids and launch values
+
+@triton.jit
+def double_kernel(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) * 2, mask=offs < n)
+
+
+@pytest.mark.parametrize("grid, shown", [
+    ((1000 / 256,), r"dimension 0 is 3\.90625 \(float\)"),      # truncated to 3: 232 of 1000 elements wrong
+    (("4",), r"dimension 0 is '4' \(str\)"),
+    ((4, 1.5), r"dimension 1 is 1\.5 \(float\)"),
+    (lambda meta: (1000 / meta["BLOCK"],), r"dimension 0 is 3\.90625 \(float\)"),   # what a grid function returns
+    (None, r"grid is None"),
+])
+def test_a_grid_is_integers(grid, shown):
+    x = randn((1000,))
+    with pytest.raises(jt.KernelCallError, match=f"kernel 'double_kernel': .*{shown}"):
+        jt.triton_call(x, kernel=double_kernel, out_shape=x, grid=grid, n=x.size, BLOCK=256)
+    kernel = jt.kernel(double_kernel, out_shape=x)
+    with pytest.raises(jt.KernelCallError, match=shown):
+        kernel[grid](x, n=x.size, BLOCK=256)
+
+
+@pytest.mark.parametrize("grid", [4, (np.int64(4),), np.array([4]), (4, True), [4, 1, 1]])
+def test_integer_grids_of_any_kind(grid):
+    x = randn((1000,))
+    np.testing.assert_array_equal(jt.triton_call(x, kernel=double_kernel, out_shape=x, grid=grid, n=x.size,
+                                                 BLOCK=256), x * 2)
+
+
+def test_kernel_call_grid_is_integers():
+    from conftest import kernel
+    x, y = randn((1000,)), randn((1000,), seed=1)
+    k = kernel("sum_diff_kernel")
+    for grid, shown in (((1000 / 256,), "3.90625"), (None, "grid is None"), ([(4,), (2.0,)], "2.0")):
+        ks = [k, k] if isinstance(grid, list) else k
+        with pytest.raises(jt.KernelCallError, match=f"kernel 'sum_diff_kernel': .*{re.escape(shown)}"):
+            jt.kernel_call(ks, x, y, x.size, grid=grid, out_shape=(x, x))
+    s, d = jax.jit(lambda x, y: jt.kernel_call(k, x, y, x.size, grid=(np.int32(4),), out_shape=(x, x)))(x, y)
+    np.testing.assert_array_equal(s, x + y)
+    np.testing.assert_array_equal(d, x - y)
+
+
+@pytest.mark.parametrize("kw, shown", [(dict(num_warps="4"), "'4' is a str; expected an int"),
+                                       (dict(enable_fp_fusion="false"), "'false' is a str; expected True or False"),
+                                       (dict(num_stages=2.5), "2.5 is a float; expected an int")])
+def test_option_values_are_never_converted(record, kw, shown):
+    """Option values are checked as text by trident's tables; a string that reads as a number or a bool would
+    pass that check and reach Triton as a string ("false" is true there)."""
+    x = jnp.zeros((1024,), jnp.float32)
+    with jt.targets(SM90), pytest.raises(jt.OptionError, match=re.escape(shown)):
+        jt.triton_call(x, kernel=double_kernel, out_shape=x, grid=(4,), n=x.size, BLOCK=256, **kw)

@@ -194,7 +194,7 @@ def _candidate(call: TritonCall, where: Where, var: _at.Variant) -> _at.Candidat
     fn, kname, names = call.fn, call.kname, call.info.names
     load_opts: dict[str, dict[str, Any]] = {}
     meta = {**{n: shapes_of(v) for n, v in call.named.items()}, **call.ns, **var.kwargs}
-    g = normalize_grid(call.grid(meta) if callable(call.grid) else call.grid)
+    g = normalize_grid(call.grid(meta) if callable(call.grid) else call.grid, kname)
     zspec = call.zeroed_outputs(meta) if callable(call.zeroed_outputs) else call.zeroed_outputs
     values = dict(call.values)
     for k, v in meta.items():
