@@ -166,3 +166,108 @@ def test_option_values_are_never_converted(record, kw, shown):
     x = jnp.zeros((1024,), jnp.float32)
     with jt.targets(SM90), pytest.raises(jt.OptionError, match=re.escape(shown)):
         jt.triton_call(x, kernel=double_kernel, out_shape=x, grid=(4,), n=x.size, BLOCK=256, **kw)
+
+
+# ------------------------------------------------------------ configuration hooks
+
+@triton.jit
+def _desc_of(x, shape, strides, block_shape):
+    """x itself when the caller passed a host tensor descriptor, else a device descriptor over the pointer."""
+    if isinstance(x, tl.tensor_descriptor):
+        return x
+    return tl.make_tensor_descriptor(x, shape, strides, block_shape)
+
+
+@triton.jit
+def attention_kernel(desc_q, desc_k, desc_v, desc_o, sm_scale, BH, N_CTX, HEAD_DIM: tl.constexpr,
+                     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    """softmax(q k^T * sm_scale) v per (batch*head) row block, online softmax in exp2, as the fused-attention
+    tutorial's forward pass (no mask); q, k, v, o are [BH * N_CTX, HEAD_DIM], N_CTX a multiple of the blocks."""
+    rows = BH * N_CTX
+    desc_q = _desc_of(desc_q, [rows, HEAD_DIM], [HEAD_DIM, 1], [BLOCK_M, HEAD_DIM])
+    desc_k = _desc_of(desc_k, [rows, HEAD_DIM], [HEAD_DIM, 1], [BLOCK_N, HEAD_DIM])
+    desc_v = _desc_of(desc_v, [rows, HEAD_DIM], [HEAD_DIM, 1], [BLOCK_N, HEAD_DIM])
+    desc_o = _desc_of(desc_o, [rows, HEAD_DIM], [HEAD_DIM, 1], [BLOCK_M, HEAD_DIM])
+    base = tl.program_id(1) * N_CTX
+    q = desc_q.load([base + tl.program_id(0) * BLOCK_M, 0])
+    m_i = tl.full([BLOCK_M], -float("inf"), tl.float32)
+    l_i = tl.zeros([BLOCK_M], tl.float32)
+    acc = tl.zeros([BLOCK_M, HEAD_DIM], tl.float32)
+    scale = sm_scale * 1.44269504   # 1/ln(2): exp(x) = exp2(x / ln 2)
+    for start in range(0, N_CTX, BLOCK_N):
+        qk = tl.dot(q, tl.trans(desc_k.load([base + start, 0]))) * scale
+        m_new = tl.maximum(m_i, tl.max(qk, 1))
+        p = tl.math.exp2(qk - m_new[:, None])
+        alpha = tl.math.exp2(m_i - m_new)
+        l_i = l_i * alpha + tl.sum(p, 1)
+        acc = acc * alpha[:, None] + tl.dot(p.to(q.dtype), desc_v.load([base + start, 0]))
+        m_i = m_new
+    desc_o.store([base + tl.program_id(0) * BLOCK_M, 0], (acc / l_i[:, None]).to(q.dtype))
+
+
+def descriptor_blocks(nargs):
+    """The tutorial's hook: block shapes for host descriptors; nothing to do for pointers."""
+    from triton.tools.tensor_descriptor import TensorDescriptor
+    if not isinstance(nargs["desc_q"], TensorDescriptor):
+        return
+    for name, block in (("desc_q", "BLOCK_M"), ("desc_k", "BLOCK_N"), ("desc_v", "BLOCK_N"), ("desc_o", "BLOCK_M")):
+        nargs[name].block_shape = [nargs[block], nargs["HEAD_DIM"]]
+
+
+def attention(q, k, v, configs):
+    bh, n, d = q.shape
+    kernel = triton.autotune([triton.Config(c, num_warps=4, num_stages=2, pre_hook=descriptor_blocks)
+                              for c in configs], key=["N_CTX", "HEAD_DIM"])(attention_kernel)
+    flat = [a.reshape(bh * n, d) for a in (q, k, v)]
+    o = jt.triton_call(*flat, kernel=kernel, out_shape=jax.ShapeDtypeStruct((bh * n, d), q.dtype),
+                       grid=lambda meta: (n // meta["BLOCK_M"], bh), sm_scale=d ** -0.5, BH=bh, N_CTX=n,
+                       HEAD_DIM=d)
+    return o.reshape(bh, n, d)
+
+
+def attention_reference(q, k, v):
+    q, k, v = (a.astype(jnp.float32) for a in (q, k, v))
+    s = jnp.einsum("bqd,bkd->bqk", q, k, precision="highest") * q.shape[-1] ** -0.5
+    return jnp.einsum("bqk,bkd->bqd", jax.nn.softmax(s, axis=-1), v, precision="highest")
+
+
+def test_a_hook_with_nothing_to_do_for_arrays_is_accepted(platform):
+    """The fused-attention tutorial's config pre_hook returns at once when given arrays; Triton calls it before
+    each launch, harmlessly. It was refused ("zeroes or fills no argument and sets no descriptor's block_shape")."""
+    if platform == "gpu" and jt.get_compute_capability(0) < 90:
+        pytest.skip("device tensor descriptors need sm90")
+    bh, n, d = (2, 64, 16) if platform == "cpu" else (8, 512, 64)
+    configs = [{"BLOCK_M": 32, "BLOCK_N": 16}, {"BLOCK_M": 16, "BLOCK_N": 32}] if platform == "cpu" else \
+        [{"BLOCK_M": bm, "BLOCK_N": bn} for bm in (64, 128) for bn in (32, 64)]
+    q, k, v = (randn((bh, n, d), jnp.float16, seed=s) for s in range(3))
+    o = jax.jit(lambda q, k, v: attention(q, k, v, configs))(q, k, v)
+    np.testing.assert_allclose(np.asarray(o, np.float32), np.asarray(attention_reference(q, k, v)), atol=2e-2,
+                               rtol=2e-2)
+
+
+def test_a_hook_whose_effect_cannot_be_replayed_is_refused():
+    def scale_input(nargs):
+        nargs["x_ptr"].mul_(2)   # Triton would double x before each launch; trident's trace-time call cannot
+
+    kernel = triton.autotune([triton.Config({"BLOCK": 256}, pre_hook=scale_input),
+                              triton.Config({"BLOCK": 128}, pre_hook=scale_input)], key=["n"])(double_kernel)
+    x = randn((1000,))
+    with pytest.raises(NotImplementedError, match=r"`pre_hook` is not supported: kernel 'double_kernel': the "
+                                                  r"pre_hook of config BLOCK: 256.* does mul_\(\) on argument "
+                                                  r"'x_ptr', which trident cannot replay"):
+        jt.triton_call(x, kernel=kernel, out_shape=x, grid=lambda m: (jt.cdiv(1000, m["BLOCK"]),), n=x.size)
+
+
+def test_a_hook_that_only_checks_is_accepted():
+    seen = []
+
+    def check(nargs):
+        assert nargs["x_ptr"].shape == (1000,) and nargs["BLOCK"] in (128, 256)
+        seen.append(nargs["BLOCK"])
+
+    kernel = triton.autotune([triton.Config({"BLOCK": 256}, pre_hook=check),
+                              triton.Config({"BLOCK": 128}, pre_hook=check)], key=["n"])(double_kernel)
+    x = randn((1000,))
+    out = jt.triton_call(x, kernel=kernel, out_shape=x, grid=lambda m: (jt.cdiv(1000, m["BLOCK"]),), n=x.size)
+    np.testing.assert_array_equal(out, x * 2)
+    assert seen and set(seen) <= {128, 256}
