@@ -271,3 +271,47 @@ def test_a_hook_that_only_checks_is_accepted():
     out = jt.triton_call(x, kernel=kernel, out_shape=x, grid=lambda m: (jt.cdiv(1000, m["BLOCK"]),), n=x.size)
     np.testing.assert_array_equal(out, x * 2)
     assert seen and set(seen) <= {128, 256}
+
+
+# ------------------------------------------------------------ the interpreter's bounds, per argument
+
+@triton.jit
+def overread_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) + tl.load(y_ptr + offs % 256), mask=offs < n)
+
+
+def test_interpreter_checks_an_access_against_its_own_argument():
+    """x holds 256 elements and the kernel reads 512 of it: the last 256 lie in y, which XLA's CPU arena places
+    right after x (both are temporaries of the computation). Every access lay within some buffer of the call, so
+    the check passed it and the call returned y's values; each is checked against its pointer's own buffer."""
+    def f(a):
+        x, y = a * 2, a + 1000
+        return jt.triton_call(x, y, kernel=overread_kernel, out_shape=jax.ShapeDtypeStruct((512,), jnp.float32),
+                              grid=(2,), n=512, BLOCK=256)
+    with pytest.raises(jax.errors.JaxRuntimeError, match=r"kernel 'overread_kernel' \(Triton's interpreter\), "
+                       r"program \(1, 0, 0\).*tl\.load of 4-byte elements at 0x[0-9a-f]+, outside the buffer its "
+                       r"pointer came from \(256 of 256 elements\): 0 bytes past the end of 'x_ptr' \(input 0: "
+                       r"float32\[256\], 1024 bytes\)"):
+        jax.block_until_ready(jax.jit(f)(jnp.arange(256, dtype=jnp.float32)))
+    a = jnp.arange(256, dtype=jnp.float32)   # within bounds: every element right
+    out = jax.jit(lambda a: jt.triton_call(a * 2, a + 1000, kernel=overread_kernel, out_shape=a, grid=(1,), n=256,
+                                           BLOCK=256))(a)
+    np.testing.assert_array_equal(out, a * 3 + 1000)
+
+
+def test_interpreter_checks_descriptors_and_stores_against_their_buffers():
+    """Pointers from a device descriptor carry its base's buffer; a store through one argument's pointer into
+    another output is refused the same way."""
+    @triton.jit
+    def spill_kernel(x_ptr, out_ptr, other_ptr, BLOCK: tl.constexpr):
+        desc = tl.make_tensor_descriptor(x_ptr, shape=[BLOCK], strides=[1], block_shape=[BLOCK])
+        offs = tl.arange(0, BLOCK)
+        tl.store(other_ptr + offs, tl.zeros([BLOCK], tl.float32))
+        tl.store(out_ptr + BLOCK + offs, desc.load([0]))   # past out, into whatever follows it
+
+    x = randn((64,))
+    out_shape = (jax.ShapeDtypeStruct((64,), jnp.float32), jax.ShapeDtypeStruct((64,), jnp.float32))
+    with pytest.raises(jax.errors.JaxRuntimeError, match=r"tl\.store of 4-byte elements .*outside the buffer its "
+                       r"pointer came from \(64 of 64 elements\): 0 bytes past the end of 'out_ptr' \(output 0"):
+        jax.block_until_ready(jt.triton_call(x, kernel=spill_kernel, out_shape=out_shape, grid=(1,), BLOCK=64))
