@@ -7,7 +7,9 @@ integers only, and the interpreter's check of each access against the
 buffer its pointer came from. The CPU tests compile for sm90 with the
 installed Triton (no GPU needed); the `gpu` ones run the kernels on a GPU,
 every element checked against jnp, and skip with the reason elsewhere."""
+import json
 import re
+import subprocess
 import warnings
 
 import jax
@@ -56,9 +58,10 @@ def call_ws_matmul(a, b, kernel=ws_matmul):
                           grid=lambda meta: (jt.cdiv(m, meta["BM"]), jt.cdiv(n, meta["BN"])), M=m, N=n, K=k)
 
 
-def test_warp_specialized_kernel_compiles_and_loads(record, fresh_cache):
+def test_warp_specialized_kernel_compiles_and_loads(record, fresh_cache, tmp_path):
     """Triton compiles the WS config's num_warps=4 into 12 warps (384 threads, not a power of two); trident
-    loads its metadata and keeps both configs (it refused the 12 and the autotuner dropped the config)."""
+    loads its metadata and keeps both configs (it refused the 12 and the autotuner dropped the config), and
+    `trident info` shows the kernel."""
     a = jnp.zeros((256, 256), jnp.float16)
     with jt.targets(SM90), warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)   # no config may be dropped
@@ -70,6 +73,11 @@ def test_warp_specialized_kernel_compiles_and_loads(record, fresh_cache):
     loaded = trident.Kernel(kernels[1].bundle())
     assert {t.metadata["num_warps"] for t in loaded.targets} == {warps[1]}
     assert loaded.scratch_bytes((2, 2))[0] > 0   # the device descriptors' scratch, computed by libtrident
+    from conftest import CLI
+    (tmp_path / "ws.trdb").write_bytes(kernels[1].bundle())
+    info = json.loads(subprocess.run([CLI, "info", str(tmp_path / "ws.trdb"), "--json"], check=True,
+                                     capture_output=True, text=True).stdout)
+    assert info["name"] == "ws_matmul_kernel" and {t["num_warps"] for t in info["targets"]} == {warps[1]}
 
 
 @pytest.mark.parametrize("m, n, k", [(256, 256, 512), (384, 128, 256)])
