@@ -110,8 +110,8 @@ def normalize_grid(grid: Any, kname: str = "") -> tuple:
         try:
             out.append(operator.index(g))
         except TypeError:
-            raise KernelCallError(f"{who}grid {grid!r}: dimension {i} is {g!r} ({type(g).__name__}); a grid is integers "
-                                  f"(Triton's launcher refuses others): round up with triton.cdiv") from None
+            raise KernelCallError(f"{who}grid {grid!r}: dimension {i} is {g!r} ({type(g).__name__}), not an integer "
+                                  f"(Triton's launcher takes integers only): round up with triton.cdiv") from None
     if any(g < 0 or g > 2**31 - 1 for g in out):
         raise KernelCallError(f"{who}grid {grid!r} has a dimension outside 0 .. 2^31-1")
     return tuple(out) + (1,) * (3 - len(out))
