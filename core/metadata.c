@@ -189,13 +189,11 @@ trd_status_t trd_meta_parse(const char *text, size_t len, const char *what, stru
     }
 
     uint64_t v;
+    /* any count of warps: a warp-specialized kernel's is the sum of its partitions' (num_warps=4 compiles to 12);
+     * the block it makes is checked against the device where it is loaded, as Triton's launcher leaves it to the
+     * driver */
     if ((st = get_uint(root, "num_warps", 1, 1024, 4, 1, what, &v)) != TRD_OK)
         goto done;
-    if (!is_pow2(v)) {
-        st = trd_error_set(TRD_ERR_FORMAT, "%s: key 'num_warps' is %llu; expected a power of two", what,
-                           (unsigned long long)v);
-        goto done;
-    }
     m.num_warps = (uint32_t)v;
     if ((st = get_uint(root, "num_ctas", 1, 16, 1, 0, what, &v)) != TRD_OK)
         goto done;

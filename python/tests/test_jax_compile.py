@@ -377,15 +377,6 @@ def test_utils():
     assert jt.utils.cdiv is jt.cdiv
 
 
-def test_a_pre_hook_that_does_nothing_trident_can_replay_is_refused(record):
-    """jax-triton refuses every config pre_hook (NotImplementedError); trident replays the effects it can record
-    (zeroing, filling, descriptor block shapes) and refuses, with jax-triton's words, one that has none of them."""
-    kernel = triton.autotune([triton.Config({"BLOCK": 32}, num_warps=1, pre_hook=lambda _: None)],
-                             key=["n_elements"])(add_kernel)
-    with jt.targets(SM90), pytest.raises(NotImplementedError, match="`pre_hook` is not supported"):
-        jt.triton_call(X, X, kernel=kernel, out_shape=X, grid=(4,), n_elements=X.size)
-
-
 def test_triton_function_counts_its_own_specializations(record, monkeypatch):
     """jax-triton's names for the per-kernel cache: TritonFunction(kernel)._kernel_cache holds one entry per
     specialization the function object was lowered with (not per grid), and compile_ttir_inplace runs once per

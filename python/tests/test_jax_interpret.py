@@ -78,7 +78,7 @@ def test_a_load_past_the_end_names_the_kernel_the_program_and_the_buffer():
     np.testing.assert_array_equal(copy(x, 100), x)
     with pytest.raises(jax.errors.JaxRuntimeError, match=r"INVALID_ARGUMENT: kernel 'copy_kernel' \(Triton's "
                        r"interpreter\), program \(3, 0, 0\) at .*test_jax_interpret.py:\d+: tl.load of 4-byte "
-                       r"elements at 0x[0-9a-f]+, outside every buffer of the call \(28 of 32 elements\): 0 bytes past "
+                       r"elements at 0x[0-9a-f]+, outside the buffer its pointer came from \(28 of 32 elements\): 0 bytes past "
                        r"the end of 'x_ptr' \(input 0: float32\[100\], 400 bytes\)"):
         jax.block_until_ready(jax.jit(lambda x: copy(x, 128))(x))
     with pytest.raises(jax.errors.JaxRuntimeError, match=r"kernel 'unmasked_copy_kernel'.*program \(1, 0, 0\).*"
@@ -296,8 +296,8 @@ def test_atomics_into_a_zeroed_output_and_bf16_atomics_refused():
     with pytest.raises(jax.errors.JaxRuntimeError, match="kernel 'histogram_kernel'.*a bfloat16 atomic"):
         jax.block_until_ready(jt.triton_call(x, kernel=histogram_kernel, grid=(8,), n=1000, BLOCK=128,
                                              out_shape=jax.ShapeDtypeStruct((37,), jnp.bfloat16), zeroed_outputs=(1,)))
-    with pytest.raises(jax.errors.JaxRuntimeError, match="an atomic of 4-byte elements at 0x[0-9a-f]+, outside every "
-                                                         "buffer.*past the end of 'counts_ptr' \\(output 0"):
+    with pytest.raises(jax.errors.JaxRuntimeError, match="an atomic of 4-byte elements at 0x[0-9a-f]+, outside the "
+                                                         "buffer its pointer came from.*past the end of 'counts_ptr' \\(output 0"):
         jax.block_until_ready(jt.triton_call(x, kernel=histogram_kernel, grid=(8,), n=1000, BLOCK=128,
                                              out_shape=jax.ShapeDtypeStruct((30,), jnp.int32), zeroed_outputs=(1,)))
 

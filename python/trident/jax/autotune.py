@@ -41,10 +41,35 @@ import triton
 
 from .. import Kernel
 from . import compile as _c
+from .errors import KernelCallError
+from .routing import OptionError
 
 
 class AutotuneError(RuntimeError):
-    """No autotuner config is left to run (pruned away, or none compiles)."""
+    """No autotuner config is left to run (pruned away, or none compiles), or one failed as Triton's autotuner
+    would not skip it."""
+
+
+def _skipped_errors() -> tuple:
+    from triton.compiler.errors import CompileTimeAssertionFailure
+    from triton.runtime import errors
+    return tuple(e for e in (errors.OutOfResources, CompileTimeAssertionFailure, getattr(errors, "PTXASError", None))
+                 if e is not None)
+
+
+# what Triton's Autotuner._bench catches (3.6 to 3.9): a config failing with one of these is skipped; any other
+# error fails the call
+SKIPPED_ERRORS = _skipped_errors()
+
+
+def config_error(kname: str, config: Any, err: Exception) -> Exception:
+    """err, raised while compiling one autotuner config, as an error that names the config: of err's own type
+    where that takes a message alone, else AutotuneError."""
+    msg = f"kernel '{kname}': autotuner config {config}: {type(err).__name__}: {err}"
+    if type(err) in (_c.CompileError, OptionError, KernelCallError, NotImplementedError, TypeError, ValueError,
+                     RuntimeError):
+        return type(err)(msg)
+    return AutotuneError(msg)
 
 
 # --------------------------------------------------------------- configs

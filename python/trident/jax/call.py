@@ -15,6 +15,7 @@ import dataclasses
 import hashlib
 import json
 import math
+import operator
 import os
 import re
 import struct
@@ -93,15 +94,27 @@ def _as_kernel(kernel: Any) -> Kernel:
     raise TypeError(f"kernel must be a trident.Kernel, bundle bytes or a path, not {type(kernel).__name__}")
 
 
-def normalize_grid(grid: Any) -> tuple:
-    if isinstance(grid, (int, np.integer)):
-        grid = (int(grid),)
-    grid = tuple(int(g) for g in grid)
-    if not 1 <= len(grid) <= 3:
-        raise KernelCallError(f"grid {grid} must have 1 to 3 dimensions")
-    if any(g < 0 or g > 2**31 - 1 for g in grid):
-        raise KernelCallError(f"grid {grid} has a dimension outside 0 .. 2^31-1")
-    return grid + (1,) * (3 - len(grid))
+def normalize_grid(grid: Any, kname: str = "") -> tuple:
+    """A launch's grid as (x, y, z): an int, or 1 to 3 integers (Python's or NumPy's), as Triton's launcher takes
+    them; a float, a string or None is an error naming the value and its dimension, never converted."""
+    who = f"kernel '{kname}': " if kname else ""
+    if grid is None:
+        raise KernelCallError(f"{who}grid is None; expected an int or a tuple of 1 to 3 ints (or a function of the "
+                              f"metaparameters returning one)")
+    dims = list(grid) if isinstance(grid, (tuple, list)) or (isinstance(grid, np.ndarray) and grid.ndim == 1) \
+        else [grid]
+    if not 1 <= len(dims) <= 3:
+        raise KernelCallError(f"{who}grid {grid!r} must have 1 to 3 dimensions")
+    out = []
+    for i, g in enumerate(dims):
+        try:
+            out.append(operator.index(g))
+        except TypeError:
+            raise KernelCallError(f"{who}grid {grid!r}: dimension {i} is {g!r} ({type(g).__name__}), not an integer "
+                                  f"(Triton's launcher takes integers only): round up with triton.cdiv") from None
+    if any(g < 0 or g > 2**31 - 1 for g in out):
+        raise KernelCallError(f"{who}grid {grid!r} has a dimension outside 0 .. 2^31-1")
+    return tuple(out) + (1,) * (3 - len(out))
 
 
 # a kernel's bundle bytes, made once and dropped with the kernel
@@ -180,6 +193,9 @@ def kernel_call(kernel: Any, *args: Any, grid: Any, out_shape: Any, input_output
         out_shapes=tuple(jax.ShapeDtypeStruct(tuple(o.shape), o.dtype) for o in out_flat),
         input_output_aliases=dict(input_output_aliases or {}), zeroed_outputs=zeroed_outputs, options=options,
         out_params=None if out_params is None else tuple(out_params), autotune_key=autotune_key)
+    ks = call.kernel if isinstance(call.kernel, tuple) else (call.kernel,)
+    for g, k in zip(_per_kernel(grid, len(ks), "grids", len(ks) > 1 and _sequences(grid)), ks):
+        normalize_grid(g, k.name)   # refused here, where the call is made, not when it is lowered
     out = _prim.bind(operands, call, name=name or "", has_side_effect=bool(has_side_effect),
                      cost_estimate=cost_estimate, vmap_method=vmap_method)
     return jax.tree_util.tree_unflatten(out_tree, out)
@@ -267,7 +283,7 @@ def emit(kernel: Any, *args: Any, grid: Any, out_shape: Any, input_output_aliase
     k = _as_kernel(kernel)
     lowered = _lower(k, args, out_shape, input_output_aliases, out_params)
     zero = _zero_list(k, lowered, zeroed_outputs, zero_aliased)
-    g = normalize_grid(grid)
+    g = normalize_grid(grid, k.name)
     scratch, results = _with_scratch(lowered.outs, [(k, g)])
     call = jax.ffi.ffi_call(_ffi.target(platform), results, input_output_aliases=lowered.ffi_aliases or None,
                             has_side_effect=has_side_effect)
@@ -372,7 +388,7 @@ def _autotuned_call(kernels: list, args: tuple, grid: Any, out_shape: Any, input
                     has_side_effect=has_side_effect, cost_estimate=cost_estimate, zero_aliased=zero_aliased,
                     platform=platform)
     _ffi.register()
-    grids = [normalize_grid(g) for g in grids]
+    grids = [normalize_grid(g, k.name) for g, k in zip(grids, ks)]
     lowered = _lower(ks[0], args, out_shape, input_output_aliases, out_params)
     types = [p.type for p in ks[0].launch_params]
     for i, k in enumerate(ks[1:], 1):

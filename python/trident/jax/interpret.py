@@ -19,10 +19,12 @@ torch, no copy), an operand aliased to a result being the result's buffer
 then the kernel runs program by program, as Triton's interpreter launcher
 (GridExecutor) runs it, minus its copies of torch tensors to the host and
 back; in addition to what it does:
-  * every load, store and atomic is checked against the call's buffers first:
-    an access outside them, or a store into an input that is not aliased to an
-    output (XLA's buffer, which the call may not change), fails the call
-    naming the kernel, the program, the address and the nearest buffer;
+  * every load, store and atomic is checked first against the buffer its
+    pointer came from (_Bounds: pointers carry their argument's tag): an
+    access outside it, even one inside another buffer of the call, or a store
+    into an input that is not aliased to an output (XLA's buffer, which the
+    call may not change), fails the call naming the kernel, the program, the
+    address and the argument;
   * tl.device_assert checks run with debug=True, as compiled kernels do;
   * @triton.jit functions the kernel calls (its helpers, and triton.language's
     own such as tl.max) are interpreted too (Triton's interpreter expects them
@@ -46,6 +48,7 @@ import os
 import struct
 import threading
 import traceback
+import types
 import uuid
 from typing import Any, Mapping, Optional, Sequence
 
@@ -344,6 +347,9 @@ def _interpret(plan: Plan, kwargs: dict, bounds: "_Bounds") -> None:
         ours.set(builder, "create_assert", _device_assert)
         _Bf16.install(builder, ours)
         args = {n: v if n in plan.constexprs else _ti._implicit_cvt(v) for n, v in kwargs.items()}
+        for n, v in kwargs.items():
+            if n not in plan.constexprs:
+                bounds.tag(v, args[n])
         gx, gy, gz = plan.grid
         builder.set_grid_dim(gx, gy, gz)
         for x in range(gx):
@@ -387,10 +393,20 @@ def _failure(plan: Plan, builder: Any, e: BaseException) -> _ffi.FfiError:
                          f"kernel '{plan.kname}' (Triton's interpreter), program {program}{where}: {detail}")
 
 
+_BUFFER = "trident.buffer"   # a pointer handle's attr: the regions (of _Bounds) its pointers came from
+
+
 class _Bounds:
     """The call's buffers, and the checks of every memory access against them, installed on Triton's
     interpreter builder for a run (instance attributes over its methods; every load, store and atomic of
-    Triton 3.6 .. 3.9's interpreter goes through these four)."""
+    Triton 3.6 .. 3.9's interpreter goes through these four).
+
+    A pointer argument's handle is tagged with its buffer, and every builder operation that makes pointers from
+    pointers (addptr, splat, broadcast, reshape, where, ...) passes the tags of its pointer operands on, as do
+    the descriptors' and block pointers' materialized pointers: an access through a tagged pointer must lie
+    within its own buffer, not merely within some buffer of the call (x_ptr + 300 reading the neighbouring
+    array). A pointer made from an integer (tl.cast, int_to_ptr) or loaded from memory has no tag; its accesses
+    are checked against every buffer."""
 
     # method -> (what, index of the pointers, index of the mask or None, whether it writes)
     _ACCESSES = {"create_masked_load": ("tl.load", 0, 1, False), "create_masked_store": ("tl.store", 0, 2, True),
@@ -403,12 +419,40 @@ class _Bounds:
         self.hi = np.array([r[1] for r in regions], dtype=np.uint64)
         self.writable = np.array([r[3] for r in regions], dtype=bool)
         self.labels = [r[2] for r in regions]
+        where = {r: k for k, r in enumerate(regions)}
+        self.region = {id(a): where.get((a.address, a.address + a.nbytes, a.label, a.writable)) for a in arrays}
 
     def install(self, builder: Any, scope: _Scope) -> None:
         for name, (what, p, m, writes) in self._ACCESSES.items():
             original = getattr(builder, name, None)
             if original is not None:
                 scope.set(builder, name, self._checked(original, what, p, m, writes))
+        for name in dir(type(builder)):
+            # what makes values, not pointers from pointers: loads (a loaded pointer points anywhere), atomics
+            if name.startswith("create_") and name not in self._ACCESSES and "load" not in name and \
+                    "atomic" not in name and callable(getattr(builder, name, None)):
+                scope.set(builder, name, _propagating(getattr(builder, name)))
+        for cls_name in ("TensorDescHandle", "BlockPointerHandle"):   # their loads' pointers, from their base
+            cls = getattr(_ti, cls_name, None)
+            if cls is not None and hasattr(cls, "materialize_pointers"):
+                scope.set(cls, "materialize_pointers", _from_base(cls.materialize_pointers))
+
+    def tag(self, value: Any, converted: Any) -> None:
+        """Tags the handles of a converted argument (an array's pointer, a host descriptor's base, in tuples too)
+        with the buffers of the plan's views."""
+        if isinstance(value, HostArray):
+            k = self.region.get(id(value))
+            handle = getattr(converted, "handle", None)
+            if k is not None and isinstance(handle, _ti.TensorHandle):
+                handle.attr[_BUFFER] = frozenset((k,))
+        elif isinstance(value, _TritonTD):
+            desc = getattr(converted, "handle", None)
+            base = getattr(desc, "base", None)
+            if base is not None:
+                self.tag(value.base, types.SimpleNamespace(handle=base))
+        elif isinstance(value, tuple):
+            for v, c in zip(value, converted):
+                self.tag(v, c)
 
     def _checked(self, original: Any, what: str, p: int, m: Optional[int], writes: bool) -> Any:
         def access(*args: Any, **kwargs: Any) -> Any:
@@ -427,6 +471,9 @@ class _Bounds:
             return
         elem = ptrs.get_element_ty()
         size = np.uint64(max(1, getattr(elem, "primitive_bitwidth", 8) // 8))
+        own = getattr(ptrs, "attr", {}).get(_BUFFER)
+        if own:
+            return self._check_own(what, addr, size, sorted(own), writes)
         i = np.searchsorted(self.lo, addr, side="right").astype(np.int64) - 1
         j = np.maximum(i, 0)
         inside = (i >= 0) & (addr + size <= self.hi[j]) if len(self.lo) else np.zeros(addr.shape, bool)
@@ -436,7 +483,33 @@ class _Bounds:
             bad = int(addr[~inside][0])
             raise _Fault(f"{what} of {int(size)}-byte elements at {bad:#x}, outside every buffer of the call "
                          f"({int((~inside).sum())} of {addr.size} elements): {self._near(bad)}")
-        k = int(j[~self.writable[j]][0])
+        self._read_only(what, int(j[~self.writable[j]][0]))
+
+    def _check_own(self, what: str, addr: np.ndarray, size: np.uint64, own: list, writes: bool) -> None:
+        """Every address within one of the buffers the pointers came from (almost always one)."""
+        inside = np.zeros(addr.shape, bool)
+        for k in own:
+            here = (addr >= self.lo[k]) & (addr + size <= self.hi[k])
+            if writes and here.any() and not self.writable[k]:
+                self._read_only(what, k)
+            inside |= here
+        if inside.all():
+            return
+        bad = int(addr[~inside][0])
+        k = own[0]
+        lo, hi = int(self.lo[k]), int(self.hi[k])
+        where = f"{lo - bad} bytes before" if bad < lo else \
+            f"{bad - hi} bytes past the end of" if bad >= hi else "its last bytes past the end of"
+        other = self._containing(bad, int(size))
+        raise _Fault(f"{what} of {int(size)}-byte elements at {bad:#x}, outside the buffer its pointer came from "
+                     f"({int((~inside).sum())} of {addr.size} elements): {where} {self.labels[k]}"
+                     + (f", inside {self.labels[other]}" if other is not None else ""))
+
+    def _containing(self, address: int, size: int) -> Optional[int]:
+        i = int(np.searchsorted(self.lo, np.uint64(address), side="right")) - 1
+        return i if i >= 0 and address + size <= int(self.hi[i]) else None
+
+    def _read_only(self, what: str, k: int) -> None:
         raise _Fault(f"{what} writes into {self.labels[k]}, an input not aliased to an output (XLA's buffer, "
                      f"which the call may not change): alias it (input_output_aliases) or pass a jax.Ref")
 
@@ -450,6 +523,57 @@ class _Bounds:
         if past < 0:   # the element starts inside but runs past the end
             return f"its last bytes past the end of {self.labels[i]}"
         return f"{past} bytes past the end of {self.labels[i]}"
+
+
+def _is_pointer(h: Any) -> bool:
+    return isinstance(h, _ti.TensorHandle) and isinstance(h.dtype, tl.pointer_type)
+
+
+def _buffers_of(args: Any) -> Optional[frozenset]:
+    """The union of the tags of the pointer handles among args (lists and tuples included); None when there is
+    none, or one has no tag (its origin is unknown)."""
+    out: frozenset = frozenset()
+    for a in args:
+        if isinstance(a, (list, tuple)):
+            sub = _buffers_of(a)
+            if sub is None and any(_is_pointer(e) for e in a):
+                return None
+            out |= sub or frozenset()
+        elif _is_pointer(a):
+            tag = a.attr.get(_BUFFER)
+            if tag is None:
+                return None
+            out |= tag
+    return out or None
+
+
+def _mark(out: Any, tag: frozenset) -> None:
+    for h in out if isinstance(out, tuple) else (out,):
+        if _is_pointer(h) and _BUFFER not in h.attr:
+            h.attr[_BUFFER] = tag
+
+
+def _propagating(original: Any) -> Any:
+    """A builder method whose pointer results carry the tags of its pointer operands."""
+    def op(*args: Any, **kwargs: Any) -> Any:
+        out = original(*args, **kwargs)
+        if _is_pointer(out) or isinstance(out, tuple):
+            tag = _buffers_of([*args, *kwargs.values()])
+            if tag:
+                _mark(out, tag)
+        return out
+    return op
+
+
+def _from_base(original: Any) -> Any:
+    """A descriptor's or block pointer's materialize_pointers: its pointers carry its base's tag."""
+    def materialize(self: Any, *args: Any, **kwargs: Any) -> Any:
+        out = original(self, *args, **kwargs)
+        tag = getattr(getattr(self, "base", None), "attr", {}).get(_BUFFER)
+        if tag:
+            _mark(out, tag)
+        return out
+    return materialize
 
 
 class _Bf16:

@@ -147,8 +147,9 @@ def shapes_of(v: Any) -> Any:
 
 
 def _candidates(call: TritonCall, where: Where) -> list[_at.Candidate]:
-    """Every variant (heuristics, autotuner configs left after pruning), compiled; a config that does not compile
-    is skipped, as Triton's autotuner does."""
+    """Every variant (heuristics, autotuner configs left after pruning), compiled; a config that fails with one of
+    the errors Triton's autotuner skips (_at.SKIPPED_ERRORS) is skipped, any other error is raised naming the
+    config."""
     names = call.info.names
     named = {n: shapes_of(v) for n, v in call.named.items()}
     user_kw = {k: call.ns[k] for k in call.user_keys}
@@ -160,10 +161,10 @@ def _candidates(call: TritonCall, where: Where) -> list[_at.Candidate]:
     for var, (cand, err) in zip(variants, _compile_all(call, where, variants)):
         if err is None:
             candidates.append(cand)
-        elif isinstance(err, (_c.CompileError, _ro.OptionError, NotImplementedError, TypeError)):
-            raise err
-        else:   # Triton's autotuner skips a config that does not compile; so do we
+        elif isinstance(err, _at.SKIPPED_ERRORS):   # as Triton's autotuner skips them
             failures.append(f"{var.config}: {type(err).__name__}: {err}")
+        else:
+            raise _at.config_error(call.kname, var.config, err) from err
     if not candidates:
         raise _at.AutotuneError(f"kernel '{call.kname}': no autotuner config compiles:\n" + "\n".join(failures))
     if failures:
@@ -195,7 +196,7 @@ def _candidate(call: TritonCall, where: Where, var: _at.Variant) -> _at.Candidat
     fn, kname, names = call.fn, call.kname, call.info.names
     load_opts: dict[str, dict[str, Any]] = {}
     meta = {**{n: shapes_of(v) for n, v in call.named.items()}, **call.ns, **var.kwargs}
-    g = normalize_grid(call.grid(meta) if callable(call.grid) else call.grid)
+    g = normalize_grid(call.grid(meta) if callable(call.grid) else call.grid, kname)
     zspec = call.zeroed_outputs(meta) if callable(call.zeroed_outputs) else call.zeroed_outputs
     values = dict(call.values)
     for k, v in meta.items():
@@ -211,7 +212,7 @@ def _candidate(call: TritonCall, where: Where, var: _at.Variant) -> _at.Candidat
         # Triton's idiom for host descriptors: the config's pre_hook sets their block_shape
         # (nargs["a_desc"].block_shape = [BM, BK]) before the launch compiles; here on this candidate's own
         # descriptors, before it compiles (what the hook does to arrays is recorded later, _hook_effects)
-        cfg.pre_hook(_hook_args(bind_values, lambda leaf: _Recorder(leaf, []), var.kwargs))
+        cfg.pre_hook(_hook_args(bind_values, lambda leaf, name: _Recorder(leaf, [], name), var.kwargs))
     per_target: dict[_c.Target, Any] = {}
     leaves = sig_text = spec = None
     for t in where.gpu_targets:
@@ -273,15 +274,11 @@ def _hook_effects_of(call: TritonCall, candidates: list[_at.Candidate],
     for c in candidates:
         cfg = c.variant.config
         hooks = ([cfg.pre_hook] if cfg is not None and cfg.pre_hook is not None else [])
+        # what a config's pre_hook does to the arguments is replayed before each launch (zeroing outputs, filling
+        # inputs, a host descriptor's block_shape); a hook that does nothing to them (the fused-attention
+        # tutorial's returns at once for plain arrays) needs nothing; one that does what cannot be replayed is
+        # refused (_Recorder)
         z, repl = _hook_effects(c, hooks, True, kname)
-        if hooks and z == sorted(c.zero) and not repl and not any(
-                hasattr(v, "block_shape") and hasattr(v, "base") for v in c.names.values()):  # (Triton's class)
-            # trident replays what a pre_hook does to the arguments (zeroing outputs, filling inputs, a host
-            # descriptor's block_shape); one that does none of that would do its work only once, at trace time:
-            # refused, as jax-triton refuses every pre_hook
-            raise NotImplementedError(f"`pre_hook` is not supported: kernel '{kname}': the pre_hook of config "
-                                      f"{cfg} zeroes or fills no argument and sets no descriptor's block_shape, and "
-                                      f"trident replays only those effects (its code runs once, at trace time)")
         if tuner is not None:
             z = sorted(set(z) | set(_hook_effects(c, [tuner.pre_hook], False, kname)[0]))
         if replaced is not None and repl != replaced:
@@ -392,11 +389,23 @@ def _leaf_kind(v: Any) -> tuple:
     return ("scalar", v)
 
 
-class _Recorder:
-    """An array for the chosen config's pre_hook at the real launch: records zero_/fill_."""
+class _Unreplayable(Exception):
+    """A hook did to an argument what trident cannot do before each launch."""
 
-    def __init__(self, leaf: Any, log: list):
-        self.leaf, self.log = leaf, log
+    def __init__(self, op: str, name: str):
+        super().__init__(op, name)
+        self.op, self.name = op, name
+
+
+class _Recorder:
+    """An argument as a hook sees it at trace time: its shape and dtype, and zero_()/fill_() recorded into log.
+    Any other in-place method (copy_, add_, normal_, ...: torch's names end in '_') or an item assignment is an
+    effect trident cannot replay at each launch: strict (a config's pre_hook, which Triton runs before every
+    launch) raises _Unreplayable; otherwise (the autotuner's own hook, run only around benchmark launches, whose
+    effects on inputs the handler undoes) it does nothing."""
+
+    def __init__(self, leaf: Any, log: list, name: str = "", strict: bool = False):
+        self.leaf, self.log, self._name, self._strict = leaf, log, name, strict
         arr = leaf.array if isinstance(leaf, _co.In) else leaf.shape
         self.shape, self.dtype = tuple(arr.shape), arr.dtype
 
@@ -411,22 +420,33 @@ class _Recorder:
     def clone(self) -> "_Recorder":
         return self
 
-    def copy_(self, src: Any) -> "_Recorder":
-        return self
-
     def data_ptr(self) -> int:
         return 16
 
+    def __getattr__(self, op: str) -> Any:
+        if op.endswith("_") and not op.startswith("_"):
+            return lambda *args, **kwargs: self._unreplayable(f"{op}()")
+        raise AttributeError(f"trident.jax: a hook's view of argument '{self._name}' has no '{op}' (it has shape, "
+                             f"dtype, zero_(), fill_(), clone(), data_ptr())")
 
-def _hook_args(bound: dict[str, Any], conv: Callable[[Any], Any], extra: dict[str, Any]) -> dict[str, Any]:
-    def walk(v: Any) -> Any:
+    def __setitem__(self, index: Any, value: Any) -> None:
+        self._unreplayable("an item assignment")
+
+    def _unreplayable(self, op: str) -> "_Recorder":
+        if self._strict:
+            raise _Unreplayable(op, self._name)
+        return self
+
+
+def _hook_args(bound: dict[str, Any], conv: Callable[[Any, str], Any], extra: dict[str, Any]) -> dict[str, Any]:
+    def walk(v: Any, name: str) -> Any:
         if isinstance(v, _c.ArgArray):
-            return conv(v.leaf)
+            return conv(v.leaf, name)
         if isinstance(v, tuple):
-            items = [walk(e) for e in v]
+            items = [walk(e, name) for e in v]
             return type(v)(*items) if hasattr(v, "_fields") else tuple(items)
         return v
-    return {**{n: walk(v) for n, v in bound.items()}, **extra}
+    return {**{n: walk(v, n) for n, v in bound.items()}, **extra}
 
 
 def _launch_args(leaves: list[tuple]) -> list[tuple]:
@@ -439,9 +459,15 @@ def _hook_effects(c: _at.Candidate, hooks: list, inputs_too: bool, kname: str) -
     """What hooks do before a candidate's launch, recorded on proxies at trace time: the results they zero (with
     the candidate's own), and (inputs_too) the inputs they fill, as {operand: value}."""
     log: list = []
-    nargs = _hook_args(c.names, lambda leaf: _Recorder(leaf, log), c.variant.kwargs)
+    nargs = _hook_args(c.names, lambda leaf, name: _Recorder(leaf, log, name, inputs_too), c.variant.kwargs)
     for hook in hooks:
-        hook(nargs)
+        try:
+            hook(nargs)
+        except _Unreplayable as e:
+            raise NotImplementedError(f"`pre_hook` is not supported: kernel '{kname}': the pre_hook of config "
+                                      f"{c.variant.config} does {e.op} on argument '{e.name}', which trident cannot "
+                                      f"replay before each launch (it replays zero_() and fill_() of an argument and "
+                                      f"a host descriptor's block_shape; the hook runs once, at trace time)") from None
     zero, replaced = list(c.zero), {}
     for leaf, value in log:
         if isinstance(leaf, _co.Out):

@@ -20,6 +20,7 @@ import ctypes
 import dataclasses
 import functools
 import importlib
+import operator
 import warnings
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
@@ -95,8 +96,26 @@ def _is_option(table: str, name: str) -> bool:
 
 
 @functools.lru_cache(maxsize=16)
+def _fields(table: str) -> dict[str, dict]:
+    """The installed release's fields of a table, by name."""
+    return {o["name"]: o for o in option_table(table, TRITON_VERSION)}
+
+
+def _kind_error(type_name: str, value: Any) -> Optional[str]:
+    """Why value cannot be an option of the type: a string or a float where Triton's field is an int or a bool
+    (whose text the table would accept, and which Triton would then take as something else: "false" is true)."""
+    if type_name in ("int", "Optional[int]") and not (value is None and type_name != "int"):
+        try:
+            operator.index(value)
+        except TypeError:
+            return f"{value!r} is a {type(value).__name__}; expected an int"
+    if type_name == "bool" and isinstance(value, (str, bytes, float)):
+        return f"{value!r} is a {type(value).__name__}; expected True or False"
+    return None
+
+
 def _stages(table: str) -> dict[str, str]:
-    return {o["name"]: o["stage"] for o in option_table(table, TRITON_VERSION)}
+    return {n: o["stage"] for n, o in _fields(table).items()}
 
 
 def is_backend_option(name: str, backends: Sequence[str]) -> bool:
@@ -137,6 +156,10 @@ def validate(kernel: str, t: Target, options: Mapping[str, Any]) -> None:
         for name, value in options.items():
             if name == "arch" or not _tabled(table, name):
                 continue   # a field the tables do not know for this release: Triton checks it
+            why = _kind_error(_fields(table)[name]["type"], value)
+            if why:
+                raise OptionError(f"kernel '{kernel}': option {name}={value!r} for {t} (Triton {TRITON_VERSION}): "
+                                  f"{why}")
             st = L.trd_options_set(o, name.encode(), _option_text(value).encode())
             if st != 0:
                 try:

@@ -34,6 +34,8 @@ from jax.experimental.custom_partitioning import custom_partitioning
 from jax.sharding import NamedSharding, PartitionSpec
 
 from . import primitive as _prim
+from .call import normalize_grid
+from .errors import KernelCallError
 
 _FACTOR = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 
@@ -438,11 +440,10 @@ def _check_grid(spec: Spec, grid: Any) -> Any:
     """An int, a sequence of ints, or (an autotuned kernel_call's) a list of such sequences."""
     if isinstance(grid, list) and grid and all(isinstance(g, (tuple, list)) for g in grid):
         return [_check_grid(spec, g) for g in grid]
-    dims = (grid,) if not isinstance(grid, (tuple, list)) else tuple(grid)
-    for i, g in enumerate(dims):
-        if isinstance(g, (bool, np.bool_)) or not isinstance(g, (int, np.integer)):
-            raise ShardingRuleError(f"{spec.where}: local_args returned a grid {grid!r} whose dimension {i} is "
-                                    f"{g!r}, not an integer")
+    try:
+        normalize_grid(grid)   # the rule of every launch's grid
+    except KernelCallError as e:
+        raise ShardingRuleError(f"{spec.where}: local_args returned a bad grid: {e}") from None
     return grid
 
 

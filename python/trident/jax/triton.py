@@ -49,6 +49,7 @@ from . import lowering as _lo
 from . import primitive as _prim
 from . import routing as _ro
 from . import sharding as _sh
+from .call import normalize_grid
 from .tensordesc import TensorDescriptor
 from .values import plain
 
@@ -262,6 +263,8 @@ _DEFAULT_OPTIONS = ("num_warps", "num_stages", "num_ctas", "debug")
 def _call(args: tuple, kernel: Any, grid: Any, opts: dict[str, Any], kwargs: dict[str, Any]) -> Any:
     fn = _c.jit_function(kernel)
     kname = fn.__name__
+    if not callable(grid):
+        normalize_grid(grid, kname)   # refused where the call is made (a function's grid: when it is lowered)
     info = _param_info(fn)
     names = info.names
 
