@@ -4,14 +4,16 @@ dnl xla/ffi/api/c_api.h, is found). libtrident itself is the same with or withou
 AC_DEFUN([TRD_XLA], [
   TRD_SWITCH([xla], [build libtrident_xla, the XLA FFI handlers])
   AC_ARG_WITH([xla-ffi],
-    [AS_HELP_STRING([--with-xla-ffi=DIR], [directory holding xla/ffi/api/c_api.h (default: ask python3's jax)])],
+    [AS_HELP_STRING([--with-xla-ffi=DIR], [directory holding xla/ffi/api/c_api.h (default: python3's jaxlib's)])],
     [], [with_xla_ffi=auto])
   XLA_FFI_CPPFLAGS=
   found=no
   trd_xla_missing="xla/ffi/api/c_api.h not found (pip install jaxlib, or --with-xla-ffi=DIR)"
   AS_IF([test "x$enable_xla" != xno && test "x$with_xla_ffi" = xauto], [
-    AC_MSG_CHECKING([for the XLA FFI header through jax.ffi.include_dir()])
-    with_xla_ffi=`${PYTHON:-python3} -c "import jax.ffi; print(jax.ffi.include_dir())" 2>/dev/null`
+    dnl jaxlib's include/ (what jax.ffi.include_dir() names), found without importing jax: jaxlib alone has it
+    AC_MSG_CHECKING([for jaxlib's include directory])
+    with_xla_ffi=`${PYTHON:-python3} -c "import importlib.util as u, os; s = u.find_spec('jaxlib'); \
+print(os.path.join(list(s.submodule_search_locations)[[0]], 'include'))" 2>/dev/null`
     AS_IF([test -n "$with_xla_ffi"], [AC_MSG_RESULT([$with_xla_ffi])], [AC_MSG_RESULT([no])])
   ])
   AS_IF([test "x$enable_xla" != xno && test "x$with_xla_ffi" != xno && test -n "$with_xla_ffi"], [
