@@ -16,7 +16,7 @@ trap 'rm -rf "$T"' EXIT
 SECONDS=0
 git -C "$ROOT" rev-parse --is-inside-work-tree >/dev/null 2>&1 ||
     { echo "test-pip-install: $ROOT is no git checkout (the stage installs from a clean clone of it)"; exit 1; }
-git clone -q "$ROOT" "$T/src"
+git -c advice.detachedHead=false clone -q "$ROOT" "$T/src"
 python3 -m venv "$T/venv"
 "$ROOT/.venv/bin/python3" -m pip freeze 2>/dev/null | grep -iE '^(jax|jaxlib|triton|numpy|pytest|flatbuffers)==' \
     > "$T/pins.txt"
