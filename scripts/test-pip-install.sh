@@ -33,8 +33,8 @@ run() {
         JAX_PLATFORMS=cpu "$@"
 }
 # README's JAX example: the first python block of "Start here"
-sed -n '/^## Start here/,/^## /p' "$T/src/README.md" | awk '/^```python$/ {on = 1; next} /^```$/ && on {exit} on' \
-    > "$T/readme_example.py"
+awk '/^## / {here = ($0 == "## Start here")} here && /^```python$/ && !done {on = 1; next}
+     on && /^```$/ {on = 0; done = 1} on' "$T/src/README.md" > "$T/readme_example.py"
 grep -q "triton_call" "$T/readme_example.py" || { echo "test-pip-install: no example found in README.md"; exit 1; }
 run "$T/venv/bin/python3" "$T/readme_example.py"
 cp -r "$T/src/python/tests" "$T/tests"
