@@ -47,6 +47,8 @@ stage "make check-install (a DESTDIR install, moved, finds its driver modules)"
 make check-install
 stage "the wheel: scripts/test-wheel.sh (built, auditwheel-repaired and checked; the CPU Python suite over it in a fresh venv)"
 "$ROOT/scripts/test-wheel.sh"
+stage "pip install . from a clean clone: scripts/test-pip-install.sh (README's JAX path; installation checks and examples over the package; CMake and pkg-config consumers)"
+"$ROOT/scripts/test-pip-install.sh"
 cd "$ROOT/build"
 stage "Triton releases other than .venv's"
 "$ROOT/scripts/triton-releases.sh" "$ROOT/build"

@@ -4,8 +4,10 @@
 # libtrident finds its driver modules beside itself (<libdir>/trident/drivers, through dladdr), so the moved
 # CLI loads every installed module from the new place, and `trident drivers` names that directory; with the
 # directory removed it reports it missing. (Run after make check, never beside it: libtool relinks the modules
-# in the build tree while it installs them.)
+# in the build tree while it installs them.) C and C++ programs build against the install with its CMake package
+# and trident.pc, before and after the move (scripts/check-consumers.sh).
 set -eu
+S=$(cd "$(dirname "$0")/.." && pwd)
 B=$(cd "${1:?usage: check-install.sh BUILDDIR}" && pwd)
 T=$(mktemp -d "${TMPDIR:-/tmp}/trident-install.XXXXXX")
 trap 'rm -rf "$T"' EXIT
@@ -15,8 +17,10 @@ env -u MAKEFLAGS -u MFLAGS -u MAKELEVEL make -s -C "$B" install DESTDIR="$T/stag
 lib=$(find "$T/stage" -name libtrident.so.1 | head -1)
 [ -n "$lib" ] || fail "make install put no libtrident.so.1 under $T/stage"
 prefix=$(dirname "$(dirname "$lib")")       # <prefix>/lib/libtrident.so.1
+"$S/scripts/check-consumers.sh" "$prefix"
 mv "$prefix" "$T/moved"
 M="$T/moved"
+"$S/scripts/check-consumers.sh" "$M"
 n=$(ls "$M"/lib/trident/drivers/*.so 2>/dev/null | wc -l)
 [ "$n" -ge 1 ] || fail "no driver module installed in <libdir>/trident/drivers"
 run() { env -u TRIDENT_DRIVER_PATH -u TRIDENT_CONFIG LD_LIBRARY_PATH="$M/lib" "$M/bin/trident" "$@"; }

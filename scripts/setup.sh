@@ -16,6 +16,7 @@ APT_PACKAGES=(
     check valgrind abigail-tools clang libclang-rt-14-dev           # tests, ABI check, fuzzers
     doxygen                                                         # the API reference (make check-docs)
     help2man                                                        # trident(1), from the CLI's --help
+    cmake                                                           # the CMake package's consumers (check-install)
     python3 python3-venv python3-dev                                # the Python package
     libze1 libze-dev                                                # Level Zero loader (driver + tests)
     libamdhip64-5 libamdhip64-dev                                   # HIP runtime (no-device test) and headers
