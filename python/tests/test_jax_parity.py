@@ -289,7 +289,15 @@ def overread_kernel(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
     tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=offs < n) + tl.load(y_ptr + offs % 256), mask=offs < n)
 
 
-def test_interpreter_checks_an_access_against_its_own_argument():
+@pytest.fixture
+def on_cpu():
+    """Triton's interpreter runs kernels on JAX's CPU platform: the test's arrays and computations go there (on a
+    GPU machine too)."""
+    with jax.default_device(jax.devices("cpu")[0]):
+        yield
+
+
+def test_interpreter_checks_an_access_against_its_own_argument(on_cpu):
     """x holds 256 elements and the kernel reads 512 of it: the last 256 lie in y, which XLA's CPU arena places
     right after x (both are temporaries of the computation). Every access lay within some buffer of the call, so
     the check passed it and the call returned y's values; each is checked against its pointer's own buffer."""
@@ -308,7 +316,7 @@ def test_interpreter_checks_an_access_against_its_own_argument():
     np.testing.assert_array_equal(out, a * 3 + 1000)
 
 
-def test_interpreter_checks_descriptors_and_stores_against_their_buffers():
+def test_interpreter_checks_descriptors_and_stores_against_their_buffers(on_cpu):
     """Pointers from a device descriptor carry its base's buffer; a store through one argument's pointer into
     another output is refused the same way."""
     @triton.jit

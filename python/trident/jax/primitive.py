@@ -35,6 +35,7 @@ from jax._src import dispatch
 from jax._src.interpreters import partial_eval as pe
 from jax.interpreters import ad, batching, mlir
 
+from . import protocol as _protocol
 from .values import FrozenMap
 
 try:  # public in the JAX releases this supports; keep working if it moves
@@ -138,7 +139,9 @@ def _lowering(platform: str, ctx: Any, *args: Any, call: Call, has_side_effect: 
 
     def expand(*operands: Any) -> list:
         return call.expand(platform, operands, has_side_effect, cost_estimate)
-    return mlir.lower_fun(expand, multiple_results=True)(ctx, *args)
+    params = getattr(ctx.module_context, "lowering_parameters", None)
+    with _protocol.exporting(getattr(params, "for_export", False)):
+        return mlir.lower_fun(expand, multiple_results=True)(ctx, *args)
 
 
 for _p in _PRIMITIVES:

@@ -115,9 +115,28 @@ def record_status() -> tuple[bool, str]:
         return (not _record_why, _record_why[0] if _record_why else "")
 
 
+_lowering = threading.local()   # .export: the call being lowered is lowered for jax.export
+
+
+class exporting:
+    """While a call is lowered for jax.export, target() names TARGET on every platform: an exported module
+    names the target every trident registers (and the one `DisabledSafetyCheck.custom_call(TARGET)` allows),
+    never TARGET_RECORD, which only a jaxlib with the RECORD stage has."""
+
+    def __init__(self, on: bool):
+        self.on = bool(on)
+
+    def __enter__(self) -> None:
+        self.before = getattr(_lowering, "export", False)
+        _lowering.export = self.on or self.before
+
+    def __exit__(self, *exc: object) -> None:
+        _lowering.export = self.before
+
+
 def target(platform: str) -> str:
     """The custom-call target a call lowered for `platform` ("cuda", "rocm", "cpu") names."""
-    if platform != "cuda":
+    if platform != "cuda" or getattr(_lowering, "export", False):
         return TARGET
     on, why = record_status()
     if not on and why.startswith("the CUDA handlers are not registered yet"):
