@@ -790,7 +790,7 @@ static int between_guards(const void *addr, uint64_t size)
         char perms[8];
         if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) != 3 || strcmp(perms, "---p") != 0)
             continue;
-        uintptr_t page_before = (start & ~(uintptr_t)4095) - 1;
+        uintptr_t page_before = (start & ~(uintptr_t)(sysconf(_SC_PAGESIZE) - 1)) - 1;
         before |= lo <= page_before && page_before < hi;
         after |= lo <= end && end < hi;
     }

@@ -67,7 +67,9 @@ static int map_guarded(const struct host_memory *mem, uint64_t size, struct host
         errno = ENOMEM;
         return 0;
     }
-    char *map = mmap(NULL, (size_t)len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    /* the guards cost no commit charge (an inaccessible private mapping has none); making the pages writable
+     * charges them, so memory the system cannot back fails here, as malloc would, not at first touch */
+    char *map = mmap(NULL, (size_t)len, PROT_NONE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (map == MAP_FAILED)
         return 0;
     if (mprotect(map + HOST_GUARD_BYTES, (size_t)pages, PROT_READ | PROT_WRITE) != 0) {
@@ -83,36 +85,23 @@ static int map_guarded(const struct host_memory *mem, uint64_t size, struct host
     return 1;
 }
 
-/* Adds a guarded buffer of size bytes to the registry; 0 when there is none to be had (the heap's turn). */
+/* Adds a guarded buffer of size bytes to the registry: 1; 0 at the limit (the heap's turn); -1 when it cannot be
+ * mapped (errno says why). */
 static int alloc_guarded(struct host_memory *mem, uint64_t size, void **ptr)
 {
-    if (mem->count >= mem->limit) {
-        if (!mem->warned && mem->limit)
-            trd_driver_log(TRD_LOG_WARN,
-                           "host: %zu buffers between guard pages exist, the most at once ([driver.host] "
-                           "guarded_buffers): more come from the heap, where a kernel's overrun is not caught",
-                           mem->count);
-        mem->warned = 1;
+    if (mem->count >= mem->limit)
         return 0;
-    }
     if (mem->count == mem->cap) {
         size_t cap = mem->cap ? 2 * mem->cap : 16;
         struct host_buffer *bufs = realloc(mem->bufs, cap * sizeof *bufs);
         if (!bufs)
-            return 0;
+            return -1;
         mem->bufs = bufs;
         mem->cap = cap;
     }
     struct host_buffer b;
-    if (!map_guarded(mem, size, &b)) {
-        if (!mem->warned)
-            trd_driver_log(TRD_LOG_WARN,
-                           "host: a buffer of %llu bytes between guard pages cannot be mapped (%s; %zu guarded "
-                           "buffers exist): it comes from the heap, where a kernel's overrun is not caught",
-                           (unsigned long long)size, strerror(errno), mem->count);
-        mem->warned = 1;
-        return 0;
-    }
+    if (!map_guarded(mem, size, &b))
+        return -1;
     size_t at = find_below(mem, b.map);
     at = at == mem->count ? 0 : at + 1;
     memmove(&mem->bufs[at + 1], &mem->bufs[at], (mem->count - at) * sizeof *mem->bufs);
@@ -122,17 +111,37 @@ static int alloc_guarded(struct host_memory *mem, uint64_t size, void **ptr)
     return 1;
 }
 
+/* Says once that buffers now come from the heap, where they fit but could not be guarded. */
+static void warn_unguarded(struct host_memory *mem, int guarded, int why, uint64_t size)
+{
+    pthread_mutex_lock(&mem->lock);
+    if (!mem->warned && guarded == 0)
+        trd_driver_log(TRD_LOG_WARN,
+                       "host: %zu buffers between guard pages exist, the most at once ([driver.host] "
+                       "guarded_buffers): more come from the heap, where a kernel's overrun is not caught",
+                       mem->count);
+    else if (!mem->warned)
+        trd_driver_log(TRD_LOG_WARN,
+                       "host: a buffer of %llu bytes between guard pages cannot be mapped (%s; %zu such buffers "
+                       "exist): it comes from the heap, where a kernel's overrun is not caught",
+                       (unsigned long long)size, strerror(why), mem->count);
+    mem->warned = 1;
+    pthread_mutex_unlock(&mem->lock);
+}
+
 trd_status_t host_memory_alloc(struct host_memory *mem, uint64_t size, void **ptr)
 {
     pthread_mutex_lock(&mem->lock);
-    int guarded = alloc_guarded(mem, size, ptr);
+    int guarded = alloc_guarded(mem, size, ptr), why = errno;
     pthread_mutex_unlock(&mem->lock);
-    if (guarded)
+    if (guarded == 1)
         return TRD_OK;
     void *p = NULL;
     if (size > SIZE_MAX || posix_memalign(&p, HOST_BUFFER_ALIGN, (size_t)size) != 0)
         return trd_driver_error(TRD_ERR_NO_MEMORY, "cannot allocate %llu bytes of host memory",
                                 (unsigned long long)size);
+    if (mem->limit)
+        warn_unguarded(mem, guarded, why, size);
     *ptr = p;
     return TRD_OK;
 }

@@ -23,15 +23,16 @@ refused): python/README.md says what goes unchecked.
 from __future__ import annotations
 
 import ast
-import functools
 import inspect
 import os
 import textwrap
+import weakref
 from typing import Any, Mapping, Optional
 
 import numpy as np
 import triton.language as _tl
 
+from . import compile as _c
 from . import coords as _co
 from .errors import KernelCallError
 
@@ -40,16 +41,26 @@ class BoundsError(KernelCallError):
     """A call whose kernel certainly reads or writes past the end of one of its arrays."""
 
 
-@functools.lru_cache(maxsize=256)
+# a kernel's parsed source, as long as the kernel lives
+_sources: "weakref.WeakKeyDictionary[Any, Optional[tuple]]" = weakref.WeakKeyDictionary()
+
+
 def _parsed(fn: Any) -> Optional[tuple[ast.FunctionDef, dict, str, int]]:
-    try:
-        lines, first = inspect.getsourcelines(fn.fn)
-        tree = ast.parse(textwrap.dedent("".join(lines)))
-        where = os.path.basename(inspect.getsourcefile(fn.fn) or "?")
-    except (OSError, TypeError, AttributeError, SyntaxError):
-        return None
-    node = tree.body[0] if tree.body and isinstance(tree.body[0], ast.FunctionDef) else None
-    return (node, fn.fn.__globals__, where, first - 1) if node else None
+    """(the def, its globals, its file's name, the line before its first) or None where its source is not at hand.
+    Parsed under the front end's lock (compile.py: CPython 3.11's parser is not safe on two threads)."""
+    with _c._front_end:
+        if fn in _sources:
+            return _sources[fn]
+        try:
+            lines, first = inspect.getsourcelines(fn.fn)
+            tree = ast.parse(textwrap.dedent("".join(lines)))
+            where = os.path.basename(inspect.getsourcefile(fn.fn) or "?")
+            node = tree.body[0] if tree.body and isinstance(tree.body[0], ast.FunctionDef) else None
+            parsed = (node, fn.fn.__globals__, where, first - 1) if node else None
+        except (OSError, TypeError, AttributeError, SyntaxError):
+            parsed = None
+        _sources[fn] = parsed
+        return parsed
 
 
 def _int(v: Any) -> Optional[int]:
