@@ -32,6 +32,7 @@ ABI_ASSERT(offsetof(trd_load_info_t, from_cache) == 28);
 ABI_ASSERT(offsetof(trd_driver_ops_t, init) == 32);
 ABI_ASSERT(offsetof(trd_driver_ops_t, event_elapsed) == 208);
 ABI_ASSERT(offsetof(trd_driver_module_desc_t, metadata) == 128);
+ABI_ASSERT(offsetof(trd_driver_module_desc_t, params) == 136);
 ABI_ASSERT(offsetof(trd_driver_ops_t, tensor_map_encode) == 216);
 ABI_ASSERT(offsetof(trd_driver_ops_t, stream_capturing) == 224);
 ABI_ASSERT(sizeof(trd_driver_ops_t) == 232);

@@ -71,6 +71,8 @@ trd_status_t trd_signature_merge(const struct trd_signature *own, const struct t
 /* A parameter's type in Triton's notation ("**fp32", "i32") into buf (TRD_PARAM_TYPE_MAX bytes). */
 void trd_param_type(const struct trd_param *p, char *buf, size_t cap);
 const char *trd_scalar_name(int32_t type);
+/* A launch parameter as trd_kernel_param_info describes it (its strings are p's). */
+void trd_param_info_of(const struct trd_param *p, trd_param_info_t *info);
 int32_t trd_scalar_parse(const char *name, size_t len);
 
 /* ------------------------------------------------------------- metadata */

@@ -493,12 +493,20 @@ static trd_status_t load_for(trd_kernel_t *k, trd_device_t *dev, struct trd_load
         .metadata = t->meta.json,
     };
     struct trd_loaded *l = calloc(1, sizeof *l);
-    if (!l) {
+    trd_param_info_t *params = calloc(k->src.sig.num_params + 1, sizeof *params);
+    if (!l || !params) {
+        free(l);
+        free(params);
         trd_options_destroy(opts);
         return trd_error_set(TRD_ERR_NO_MEMORY, "out of memory");
     }
+    for (uint32_t i = 0, j = 0; i < k->src.sig.count; i++)
+        if (k->src.sig.params[i].type != TRD_T_CONSTEXPR)
+            trd_param_info_of(&k->src.sig.params[i], &params[j++]);
+    md.params = params;
     l->info.struct_size = sizeof l->info;
     st = dev->drv->ops->module_load(h, &md, &l->module, &l->info);
+    free(params);
     trd_options_destroy(opts);
     if (st != TRD_OK) {
         free(l);

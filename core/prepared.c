@@ -39,17 +39,23 @@ TRD_API trd_status_t trd_kernel_param_info(const trd_kernel_t *k, uint32_t index
     if (!p)
         return trd_error_set(TRD_ERR_NOT_FOUND, "kernel '%s' has %u launch parameters (%s), not %u", k->src.name,
                              k->src.sig.num_params, k->src.sig.canonical, index + 1);
+    trd_param_info_t full;
+    trd_param_info_of(p, &full);
+    trd_struct_fill(info, &full, sizeof full);
+    return TRD_OK;
+}
+
+void trd_param_info_of(const struct trd_param *p, trd_param_info_t *info)
+{
     int ptr = p->type == TRD_T_PTR;
-    trd_param_info_t full = {
-        .struct_size = sizeof full,
+    *info = (trd_param_info_t){
+        .struct_size = sizeof *info,
         .kind = ptr ? TRD_PARAM_POINTER : p->type == TRD_T_NVTMADESC ? TRD_PARAM_TENSOR_MAP : TRD_PARAM_SCALAR,
         .size = p->size,
         .pointer_depth = ptr ? (p->depth ? p->depth : 1) : 0,
         .name = p->name,
         .scalar = trd_scalar_name(!ptr ? p->type : p->depth ? p->base : p->elem),
     };
-    trd_struct_fill(info, &full, sizeof full);
-    return TRD_OK;
 }
 
 TRD_API trd_status_t trd_kernel_prepare(trd_kernel_t *k, trd_device_t *dev, trd_prepared_t **out)

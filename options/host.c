@@ -74,6 +74,10 @@ static const struct trd_option_row driver_rows[] = {
     {.name = "catch_faults", .type = TRD_OPT_BOOL, .stage = TRD_STAGE_RUNTIME, .type_name = "bool", .def = "true",
      .doc = "host driver only: a kernel's fault (SIGSEGV, SIGBUS, SIGFPE, SIGILL) fails its launch, naming the "
             "program; false lets it kill the process (a core dump for a debugger)."},
+    {.name = "guarded_buffers", .type = TRD_OPT_INT, .stage = TRD_STAGE_RUNTIME, .type_name = "int", .def = "-1",
+     .min = -1, .max = 1 << 24,
+     .doc = "host driver only: host buffers at once between guard pages (an overrun fails the launch, naming the "
+            "buffer); the rest are unguarded. -1: vm.max_map_count / 8."},
 };
 
 const struct trd_option_table trd_table_driver = {

@@ -898,6 +898,26 @@ START_TEST(run_faulting_kernel)
 }
 END_TEST
 
+/* A host add writing 4096 floats into 16-byte buffers (trident's own, between guard pages) fails with exit 1,
+ * naming the kernel, the program and the buffer, every time; it used to end with SIGSEGV, a glibc abort (the heap
+ * overwritten) or a hang (a stream's lock overwritten). */
+START_TEST(run_overrunning_kernel)
+{
+    const char *bundle = tu_path("%s/examples/add_kernel.trdb", tu_builddir());
+    for (int i = 0; i < 5; i++) {
+        ck_assert_msg(trident("run %s --device host:0 -g 4 buf:4 buf:4 buf:4 4096", bundle) == 1, "run %d: %s", i,
+                      out);
+        ck_assert_msg(strstr(out, "running 'add_kernel' on host:0: ") && strstr(out, "kernel 'add_kernel'") &&
+                          strstr(out, " of the 4x1x1 grid faulted (SIGSEGV, a protected address, at 0x") &&
+                          strstr(out, " bytes past the end of buffer '") && strstr(out, "_ptr' (16 bytes at 0x"),
+                      "run %d: %s", i, out);
+    }
+    /* buffers of the right size: every element checked */
+    ck_assert_msg(trident("run %s --device host:0 -g 4 buf:4096:rand buf:4096:rand buf:4096 4096 "
+                          "--check 'out_ptr==x_ptr+y_ptr'", bundle) == 0, "%s", out);
+}
+END_TEST
+
 /* On a GPU (here the CUDA test double), the vendor's illegal-address error fails the run with exit 1, naming the
  * kernel and what the error means. */
 START_TEST(run_gpu_fault)
@@ -1181,6 +1201,7 @@ static Suite *suite(void)
     tcase_add_test(r, run_check);
     tcase_add_test(r, run_paths_checked_first);
     tcase_add_test(r, run_faulting_kernel);
+    tcase_add_test(r, run_overrunning_kernel);
     tcase_add_test(r, run_gpu_fault);
     suite_add_tcase(s, r);
     TCase *h = tcase_create("hostile");

@@ -703,6 +703,149 @@ START_TEST(faulting_kernel_fails_its_launch)
 }
 END_TEST
 
+/* add_kernel over x, y of n floats into out (a buffer of any size), on the stream s or synchronously. */
+static trd_status_t add_into(trd_kernel_t *k, trd_stream_t *s, const struct adds *a, trd_buffer_t *out, int n)
+{
+    trd_arg_t args[4] = {trd_arg_buffer(a->bx), trd_arg_buffer(a->by), trd_arg_buffer(out), trd_arg_int(n)};
+    trd_launch_t l = {.struct_size = sizeof l, .grid = {(uint32_t)(n + 1023) / 1024, 1, 1}, .num_args = 4,
+                      .args = args, .stream = s, .device = s ? NULL : host};
+    trd_status_t st = trd_kernel_launch(k, &l);
+    return st == TRD_OK && s ? trd_stream_synchronize(s) : st;
+}
+
+/* A host add writing 4096 floats into a 16-byte buffer of trident's: the write past its end hits the guard after
+ * it, and the launch fails naming the kernel, the program and the buffer (it used to overwrite the heap: a crash,
+ * a glibc abort or a hang later); the process carries on and computes the next launches right. */
+START_TEST(overrun_fails_naming_the_buffer)
+{
+    trd_kernel_t *k = host_kernel("add_kernel", "x:*fp32,y:*fp32,out:*fp32,n:i32", NULL);
+    struct adds a;
+    adds_setup(&a, 4096, 61);
+    trd_buffer_t *small;
+    TU_OK(trd_buffer_alloc(host, 16, &small));
+    trd_stream_t *s;
+    TU_OK(trd_stream_create(host, &s));
+    for (int r = 0; r < 10; r++) {
+        TU_FAILS(add_into(k, r % 2 ? s : NULL, &a, small, a.n), TRD_ERR_DEVICE,
+                 r % 2 ? "a queued launch of kernel 'add_kernel' on host:0 failed: program ("
+                       : "launching kernel 'add_kernel' on host:0: program (");
+        const char *m = trd_error_message();
+        ck_assert_msg(strstr(m, " of the 4x1x1 grid faulted (SIGSEGV, a protected address, at 0x") &&
+                          strstr(m, " bytes past the end of buffer 'out' (16 bytes at 0x") &&
+                          strstr(m, "the kernel read or wrote outside its buffers"),
+                      "%s", m);
+    }
+    for (int r = 0; r < 2; r++) {
+        TU_OK(add_into(k, r ? s : NULL, &a, a.bo, a.n));
+        TU_OK(trd_buffer_read(a.bo, 0, a.out, (size_t)a.n * 4, NULL));
+        adds_check(&a);
+    }
+    trd_stream_destroy(s);
+    trd_buffer_free(small);
+    adds_free(&a);
+    trd_kernel_destroy(k);
+}
+END_TEST
+
+/* A read before a buffer's start (a negative index) hits the guard before it: x holds whole pages, so it starts
+ * at a page's start. */
+START_TEST(underrun_fails_naming_the_buffer)
+{
+    trd_kernel_t *k = host_kernel("gather_kernel", GATHER_SIG, NULL);
+    const int n = 1024;
+    int64_t idx[1024];
+    uint64_t seed = 5;
+    for (int i = 0; i < n; i++)
+        idx[i] = (int64_t)(tu_rand(&seed) % n);
+    idx[700] = -3;
+    trd_buffer_t *bx, *bi, *bo;
+    TU_OK(trd_buffer_alloc(host, n * 4, &bx));
+    TU_OK(trd_buffer_fill(bx, 0, n * 4, 0x3f, NULL));
+    TU_OK(trd_buffer_alloc(host, n * 8, &bi));
+    TU_OK(trd_buffer_write(bi, 0, idx, n * 8, NULL));
+    TU_OK(trd_buffer_alloc(host, n * 4, &bo));
+    trd_arg_t a[4] = {trd_arg_buffer(bx), trd_arg_buffer(bi), trd_arg_buffer(bo), trd_arg_int(n)};
+    trd_launch_t l = {.struct_size = sizeof l, .grid = {n / GATHER_BLOCK, 1, 1}, .num_args = 4, .args = a,
+                      .device = host};
+    TU_FAILS(trd_kernel_launch(k, &l), TRD_ERR_DEVICE, "launching kernel 'gather_kernel' on host:0: program (2,0,0)");
+    ck_assert_msg(strstr(trd_error_message(), ", 12 bytes before the start of buffer 'x' (4096 bytes at 0x"), "%s",
+                  trd_error_message());
+    trd_buffer_free(bx);
+    trd_buffer_free(bi);
+    trd_buffer_free(bo);
+    trd_kernel_destroy(k);
+}
+END_TEST
+
+/* Whether the memory before addr and the memory from end (rounded up to 16 bytes) on are guard pages. */
+static int between_guards(const void *addr, uint64_t size)
+{
+    uintptr_t start = (uintptr_t)addr, end = (start + size + 15) & ~(uintptr_t)15;
+    int before = 0, after = 0;
+    FILE *f = fopen("/proc/self/maps", "r");
+    ck_assert_ptr_nonnull(f);
+    char line[512];
+    while (fgets(line, sizeof line, f)) {
+        unsigned long lo, hi;
+        char perms[8];
+        if (sscanf(line, "%lx-%lx %7s", &lo, &hi, perms) != 3 || strcmp(perms, "---p") != 0)
+            continue;
+        uintptr_t page_before = (start & ~(uintptr_t)(sysconf(_SC_PAGESIZE) - 1)) - 1;
+        before |= lo <= page_before && page_before < hi;
+        after |= lo <= end && end < hi;
+    }
+    fclose(f);
+    return before && after;
+}
+
+/* Buffers of any size start 16-byte aligned between guards, their end within 15 bytes of the one after;
+ * [driver.host] guarded_buffers bounds how many at once (for the process's memory map count), the rest coming
+ * from the heap, and they all work alike. */
+START_TEST(guarded_buffers_and_their_limit)
+{
+    const uint64_t sizes[] = {1, 10, 16, 4096, 5000, 1 << 20};
+    for (size_t i = 0; i < TU_LEN(sizes); i++) {
+        trd_buffer_t *b;
+        void *p;
+        TU_OK(trd_buffer_alloc(host, sizes[i], &b));
+        TU_OK(trd_buffer_address(b, &p));
+        ck_assert_msg((uintptr_t)p % 16 == 0 && between_guards(p, sizes[i]), "%llu bytes at %p",
+                      (unsigned long long)sizes[i], p);
+        trd_buffer_free(b);
+    }
+    trd_runtime_t *limited = tu_runtime(NULL, "[driver.host]\nguarded_buffers = 2\n");
+    trd_device_t *dev;
+    TU_OK(trd_runtime_device_find(limited, "host:0", &dev));
+    trd_buffer_t *b[3];
+    void *p[3];
+    for (int i = 0; i < 3; i++) {
+        TU_OK(trd_buffer_alloc(dev, 4096, &b[i]));
+        TU_OK(trd_buffer_address(b[i], &p[i]));
+        ck_assert_int_eq(between_guards(p[i], 4096), i < 2);
+    }
+    trd_buffer_free(b[0]); /* a guarded one freed makes room for another */
+    TU_OK(trd_buffer_alloc(dev, 4096, &b[0]));
+    TU_OK(trd_buffer_address(b[0], &p[0]));
+    ck_assert(between_guards(p[0], 4096));
+    trd_kernel_t *k = tu_host_kernel_create(limited, "add_kernel", "x:*fp32,y:*fp32,out:*fp32,n:i32", NULL);
+    float x[1024], y[1024], out[1024];
+    tu_fill_f32(x, 1024, 3);
+    tu_fill_f32(y, 1024, 4);
+    TU_OK(trd_buffer_write(b[1], 0, x, sizeof x, NULL));
+    TU_OK(trd_buffer_write(b[2], 0, y, sizeof y, NULL)); /* from the heap */
+    trd_arg_t a[4] = {trd_arg_buffer(b[1]), trd_arg_buffer(b[2]), trd_arg_buffer(b[0]), trd_arg_int(1024)};
+    trd_launch_t l = {.struct_size = sizeof l, .grid = {1, 1, 1}, .num_args = 4, .args = a, .device = dev};
+    TU_OK(trd_kernel_launch(k, &l));
+    TU_OK(trd_buffer_read(b[0], 0, out, sizeof out, NULL));
+    for (int i = 0; i < 1024; i++)
+        ck_assert_msg(out[i] == x[i] + y[i], "out[%d] = %g, expected %g", i, out[i], x[i] + y[i]);
+    trd_kernel_destroy(k);
+    for (int i = 0; i < 3; i++)
+        trd_buffer_free(b[i]);
+    trd_runtime_destroy(limited);
+}
+END_TEST
+
 static void add_once(trd_kernel_t *k)
 {
     struct adds a;
@@ -962,6 +1105,9 @@ static Suite *suite(void)
     tcase_add_checked_fixture(f, setup, teardown);
     tcase_set_timeout(f, 300);
     tcase_add_test(f, faulting_kernel_fails_its_launch);
+    tcase_add_test(f, overrun_fails_naming_the_buffer);
+    tcase_add_test(f, underrun_fails_naming_the_buffer);
+    tcase_add_test(f, guarded_buffers_and_their_limit);
     tcase_add_test(f, faults_outside_kernels_pass_on);
     suite_add_tcase(s, f);
     return s;

@@ -120,6 +120,10 @@ typedef struct trd_driver_module_desc {
     const uint8_t *image_hash;      /* SHA-256 of the image (32 bytes) */
     const char *metadata;    /* the image's Triton metadata JSON (backend-specific keys such as
                                 Intel's build_flags), canonical text */
+    /* Added after metadata; read only where struct_size covers it. The kernel's num_params launch
+     * parameters (kind, size, name), for messages that name a parameter (the host driver names the
+     * buffer a faulting address belongs to); valid during module_load only: copy what you keep. */
+    const trd_param_info_t *params;
 } trd_driver_module_desc_t;
 
 typedef struct trd_driver_launch {

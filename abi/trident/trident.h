@@ -623,7 +623,10 @@ TRD_API trd_status_t trd_event_elapsed(trd_event_t *start, trd_event_t *end, dou
  * zeroed (trd_buffer_fill it when the contents matter). The caller owns *out
  * (trd_buffer_free, before the runtime is destroyed). Fails with
  * TRD_ERR_INVALID_ARGUMENT for size 0, TRD_ERR_NO_MEMORY or the vendor's error
- * when the device cannot hold it, naming the size and the device. */
+ * when the device cannot hold it, naming the size and the device. On a host
+ * device the buffer is 16-byte aligned and lies between guard pages, so that a
+ * kernel's access past either end fails its launch naming the buffer
+ * (README.md, "Host buffers"; [driver.host] guarded_buffers). */
 TRD_API trd_status_t trd_buffer_alloc(trd_device_t *device, uint64_t size, trd_buffer_t **out);
 /** Releases a buffer; NULL is ignored. Waits for the work queued on the
  * buffer's device first, then frees it (as cudaFree does; see Lifetimes). */

@@ -174,7 +174,7 @@ static const char *describe(int sig, int code)
     }
 }
 
-trd_status_t host_fault_error(const struct host_fault *f, const uint32_t grid[3])
+trd_status_t host_fault_error(const struct host_fault *f, const uint32_t grid[3], const char *where)
 {
     int sig = atomic_load_explicit(&f->sig, memory_order_relaxed);
     uint64_t gx = grid[0], gxy = (uint64_t)grid[0] * grid[1];
@@ -183,9 +183,9 @@ trd_status_t host_fault_error(const struct host_fault *f, const uint32_t grid[3]
                     : sig == SIGFPE ? "an integer division by zero or overflow in the kernel's code"
                                     : "the image may be built for a newer CPU than this one";
     return trd_driver_error(TRD_ERR_DEVICE,
-                            "program (%llu,%llu,%llu) of the %ux%ux%u grid faulted (%s, at 0x%llx): %s; the "
+                            "program (%llu,%llu,%llu) of the %ux%ux%u grid faulted (%s, at 0x%llx%s%s): %s; the "
                             "programs still to run were skipped and the outputs are not to be trusted",
                             (unsigned long long)(r % gx), (unsigned long long)(r / gx),
                             (unsigned long long)(f->program / gxy), grid[0], grid[1], grid[2],
-                            describe(sig, f->code), (unsigned long long)f->addr, why);
+                            describe(sig, f->code), (unsigned long long)f->addr, *where ? ", " : "", where, why);
 }

@@ -68,7 +68,8 @@ static inline void host_fault_disarm(struct host_fault_slot *s)
  * jump out of the handler left blocked. */
 void host_fault_caught(struct host_fault_frame *f, struct host_fault *first);
 
-/* The launch's error: which program, which signal and what it means. */
-trd_status_t host_fault_error(const struct host_fault *f, const uint32_t grid[3]);
+/* The launch's error: which program, which signal and what it means; `where` (may be "") says which buffer the
+ * address belongs to (host_memory_describe). */
+trd_status_t host_fault_error(const struct host_fault *f, const uint32_t grid[3], const char *where);
 
 #endif

@@ -8,6 +8,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -63,6 +64,8 @@ static trd_status_t host_init(const trd_driver_init_args_t *args, void **out)
         d->threads = (uint32_t)strtoul(v, NULL, 10);
     d->catch_faults = !(args->config_get && (v = args->config_get(args->config_ctx, "catch_faults")) &&
                         strcmp(v, "false") == 0);
+    host_memory_init(&d->mem, args->config_get && (v = args->config_get(args->config_ctx, "guarded_buffers"))
+                                  ? strtoll(v, NULL, 10) : -1);
     read_cpuinfo(d);
     struct utsname u;
     snprintf(d->arch, sizeof d->arch, "%.31s", uname(&u) == 0 ? u.machine : "unknown");
@@ -76,6 +79,7 @@ static trd_status_t host_init(const trd_driver_init_args_t *args, void **out)
 
 static void host_fini(void *driver)
 {
+    host_memory_fini(&((struct host_driver *)driver)->mem);
     free(driver);
 }
 
@@ -265,6 +269,27 @@ static void *open_image(const void *image, uint64_t size, const char *label, cha
     return dl;
 }
 
+/* The pointer parameters and their names, from a core that passes them, so that a fault can name its buffer. */
+static int keep_pointers(struct host_module *m, const trd_driver_module_desc_t *d)
+{
+    if (d->struct_size < offsetof(trd_driver_module_desc_t, params) + sizeof d->params || !d->params)
+        return 1;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < d->num_params; i++)
+        n += d->params[i].kind == TRD_PARAM_POINTER;
+    if (n == 0 || !(m->pointers = calloc(n, sizeof *m->pointers)))
+        return n == 0;
+    for (uint32_t i = 0; i < d->num_params; i++) {
+        if (d->params[i].kind != TRD_PARAM_POINTER)
+            continue;
+        struct host_pointer_param *p = &m->pointers[m->num_pointers++];
+        p->index = i;
+        if (d->params[i].name && !(p->name = strdup(d->params[i].name)))
+            return 0;
+    }
+    return 1;
+}
+
 static trd_status_t host_module_load(void *device, const trd_driver_module_desc_t *d, void **out,
                                      trd_load_info_t *info)
 {
@@ -296,6 +321,10 @@ static trd_status_t host_module_load(void *device, const trd_driver_module_desc_
     atomic_init(&m->refs, 1);
     snprintf(m->label, sizeof m->label, "%s", d->label);
     m->num_params = d->num_params;
+    if (!keep_pointers(m, d)) {
+        host_module_release(m);
+        return trd_driver_error(TRD_ERR_NO_MEMORY, "out of memory");
+    }
     m->catch_faults = m->dev->drv->catch_faults && host_fault_install();
     if (m->dev->drv->catch_faults && !m->catch_faults)
         trd_driver_log(TRD_LOG_WARN, "host: cannot install the fault handlers: a fault of %s kills the process",
@@ -324,6 +353,9 @@ void host_module_release(struct host_module *m)
     dlclose(m->dl);
     if (m->fd >= 0)
         close(m->fd);
+    for (uint32_t i = 0; i < m->num_pointers; i++)
+        free(m->pointers[i].name);
+    free(m->pointers);
     free(m);
 }
 
@@ -388,8 +420,12 @@ trd_status_t host_execute(struct host_module *m, const uint32_t grid[3], void *c
     job.pscratch = pscratch ? pscratch : (job.pstride ? pool->scratch + off_p : NULL);
     host_pool_run(pool, &job);
     pthread_mutex_unlock(&pool->submit);
-    if (atomic_load_explicit(&job.fault.sig, memory_order_relaxed))
-        return host_fault_error(&job.fault, grid);
+    if (atomic_load_explicit(&job.fault.sig, memory_order_relaxed)) {
+        char where[512];
+        host_memory_describe(&m->dev->drv->mem, job.fault.addr, m->pointers, m->num_pointers, args, where,
+                             sizeof where);
+        return host_fault_error(&job.fault, grid, where);
+    }
     return TRD_OK;
 }
 
@@ -405,21 +441,16 @@ static trd_status_t host_launch(void *module, void *stream, void *native, const 
 
 static trd_status_t host_mem_alloc(void *device, uint64_t size, void **ptr)
 {
-    (void)device;
-    void *p = NULL;
-    if (posix_memalign(&p, 256, (size_t)size) != 0)
-        return trd_driver_error(TRD_ERR_NO_MEMORY, "cannot allocate %llu bytes of host memory",
-                                (unsigned long long)size);
-    *ptr = p;
-    return TRD_OK;
+    return host_memory_alloc(&((struct host_device *)device)->drv->mem, size, ptr);
 }
 
 /* Queued copies and launches may still use the memory: wait for them first,
  * as cudaFree and hipFree do. */
 static void host_mem_free(void *device, void *ptr)
 {
-    host_device_drain(device);
-    free(ptr);
+    struct host_device *dev = device;
+    host_device_drain(dev);
+    host_memory_free(&dev->drv->mem, ptr);
 }
 
 static trd_status_t host_mem_copy(void *device, void *dst, const void *src, uint64_t size, int32_t kind, void *stream)

@@ -12,6 +12,7 @@
 #include <trident/host_kernel.h>
 
 #include "drivers/host/fault.h"
+#include "drivers/host/memory.h"
 
 /* One launch being run by a pool. Lives on the submitter's stack. */
 struct host_job {
@@ -56,6 +57,7 @@ struct host_driver {
     uint32_t ndevices;
     uint32_t threads;       /* per device */
     int catch_faults;       /* a kernel's fault fails its launch (fault.h); else it kills the process */
+    struct host_memory mem; /* the buffers of every device (memory.h) */
     char cpu_name[128];
     char vendor[64];
     char arch[32];
@@ -89,6 +91,8 @@ struct host_module {
     uint64_t grain;
     uint64_t gs_size, gs_align, ps_size, ps_align;
     char label[128];        /* "kernel 'add_kernel'", for messages */
+    struct host_pointer_param *pointers;  /* to name the buffer a fault hit */
+    uint32_t num_pointers;
 };
 
 /* Drops one reference; the last unloads the code. */

@@ -508,3 +508,47 @@ def test_autotune_skips_configs_that_do_not_compile(fresh_cache):
     with jt.targets("sm90", "host"), pytest.warns(RuntimeWarning, match="BLOCK: 512"):
         out = jt.triton_call(x, y, kernel=tuned, out_shape=x, grid=(3,), n_elements=x.size)
     np.testing.assert_array_equal(out, x + y)
+
+
+@triton.jit
+def _one_per_program(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + pid, tl.sum(tl.load(x_ptr + offs), axis=0))
+
+
+def test_outputs_too_small_for_the_kernel_are_refused_and_the_process_carries_on():
+    """A twin writing 4096 floats into an out_shape of 4 killed the process ("double free or corruption": XLA's
+    buffer is on the heap); the blocked store's bounds are read from the kernel and the call is refused, naming
+    the kernel, the parameter and the sizes. Inputs too small for the blocked loads likewise; what is right, or
+    what the kernel's source does not say plainly, runs."""
+    x, y = rand(4096), rand(4096, seed=1)
+
+    def call(x, y, out):
+        return jt.triton_call(x, y, kernel=add_kernel, out_shape=out, grid=(4,), n_elements=4096, BLOCK=1024)
+    for jit in (False, True):
+        f = jax.jit(call, static_argnums=2) if jit else call
+        with pytest.raises(jt.KernelCallError, match=r"kernel 'add_kernel': tl\.store through 'out_ptr' at "
+                           r"kernels\.py:\d+ reaches element 4095 \(BLOCK 1024 x 4 programs, masked below 4096\), "
+                           r"but 'out_ptr' is output 0, float32\[4\]: 4 elements"):
+            f(x, y, jax.ShapeDtypeStruct((4,), jnp.float32))
+        with pytest.raises(jt.KernelCallError, match=r"tl\.load through 'x_ptr' .* 'x_ptr' is input 0, "
+                           r"float32\[100\]: 100 elements"):
+            f(x[:100], y, jax.ShapeDtypeStruct((4096,), jnp.float32))
+        np.testing.assert_array_equal(f(x, y, jax.ShapeDtypeStruct((4096,), jnp.float32)), x + y)
+    # the mask bounds what is written: 3000 elements under a grid of 3 x 1024
+    np.testing.assert_array_equal(
+        jt.triton_call(x[:3000], y[:3000], kernel=add_kernel, out_shape=x[:3000], grid=(3,), n_elements=3000,
+                       BLOCK=1024), x[:3000] + y[:3000])
+
+
+def test_bounds_the_source_does_not_state_are_not_judged():
+    """A store at out_ptr + pid writes one element a program: nothing says it passes the end, so a call the
+    kernel's Triton launch accepts is not refused (the interpreter runs it and checks every access)."""
+    from trident.jax import bounds, coords
+    x = rand(4 * 256)
+    vals = {"x_ptr": coords.In(jax.ShapeDtypeStruct(x.shape, x.dtype), 0),
+            "out_ptr": coords.Out(0, jax.ShapeDtypeStruct((4,), jnp.float32)), "BLOCK": 256}
+    bounds.check(_one_per_program, "_one_per_program", (4, 1, 1), vals)          # 4 programs, 4 outputs: fine
+    with pytest.raises(jt.KernelCallError, match="tl.load through 'x_ptr'"):
+        bounds.check(_one_per_program, "_one_per_program", (5, 1, 1), vals)      # loads elements up to 1279

@@ -25,6 +25,7 @@ import numpy as np
 from triton import knobs as _knobs
 
 from . import autotune as _at
+from . import bounds as _bounds
 from . import compile as _c
 from . import coords as _co
 from . import interpret as _interp
@@ -247,7 +248,8 @@ def _candidate(call: TritonCall, where: Where, var: _at.Variant) -> _at.Candidat
     if where.interpret:   # Triton's interpreter runs the source: nothing to compile
         return _at.Candidate(variant=var, kernels={}, kernel=None, grid=g, zero=zero, leaves=kinds,
                              names=dict(spec.bound))
-    if where.host:
+    if where.host:   # the twin runs on XLA's buffers: refuse what certainly passes their end (bounds.py)
+        _bounds.check(fn, kname, g, values)
         per_target[_c.Target("host", "", 1)] = _c.host_kernel(fn, sig_text)
     if not per_target:
         raise _c.CompileError(f"kernel '{kname}': nothing to compile for (no GPU target and no host twin)")
