@@ -153,3 +153,30 @@ def test_image_checks():
     assert "not SPIR-V" in triton_cache.image_problem(b"\x03\x02\x23\x07" + bytes(17), "spv", "k")
     assert "not an ELF" in triton_cache.image_problem(b"\x7fELF", "hsaco", "k")
     assert triton_cache.image_problem(b"", "cubin", "k") == "empty"
+
+
+@pytest.mark.parametrize("backend,variant,ext", [("cuda", "add_fp32", "cubin"), ("cuda", "add_fp32", "ptx"),
+                                                 ("hip", "add_fp16", "hsaco")])
+def test_image_checks_agree_with_libtrident(tmp_path, backend, variant, ext):
+    """image_problem and libtrident's reader of Triton cache entries (core/image.c: trd_image_check) apply one rule:
+    each damaged copy of a fixture's image is refused by both, naming the file, and the intact one by neither."""
+    from conftest import SRC
+    src = SRC / "tests" / "fixtures" / "triton" / backend / variant
+    data = (src / f"add_kernel.{ext}").read_bytes()
+    variants = {"intact": data, "truncated": data[:len(data) // 2], "three quarters": data[:len(data) * 3 // 4],
+                "another kernel's": data.replace(b"add_kernel", b"bdd_kernel"), "empty": b"",
+                "garbage": bytes((i * 151 + 7) % 256 for i in range(len(data)))}
+    for how, image in variants.items():
+        d = tmp_path / how.replace(" ", "_").replace("'", "")
+        d.mkdir()
+        (d / "add_kernel.json").write_bytes((src / "add_kernel.json").read_bytes())
+        (d / f"add_kernel.{ext}").write_bytes(image)
+        py = triton_cache.image_problem(image, ext, "add_kernel")
+        try:
+            trident.Kernel(str(d), signature="x_ptr:*fp32,y_ptr:*fp32,out_ptr:*fp32,n_elements:i32")
+            c = None
+        except trident.TridentError as e:
+            c = str(e)
+        assert (py is None) == (c is None), f"{how} {ext}: Python says {py!r}, libtrident {c!r}"
+        assert (how == "intact") == (py is None), f"{how} {ext}: {py!r}"
+        assert c is None or f"add_kernel.{ext}" in c, c

@@ -12,7 +12,9 @@ metadata and images it takes. A damaged entry is forgotten (its index file
 removed, a warning naming the damaged file) and Triton compiles it again; a
 freshly compiled image that is still damaged is a CompileError naming it.
 
-An image is checked for what its format implies: an ELF of the backend's
+An image is checked for what its format implies (the rules of libtrident's
+trd_image_check, core/image.c, which reads Triton cache entries in C;
+test_triton_cache holds the two together): an ELF of the backend's
 machine (cubin: EM_CUDA, HSACO: EM_AMDGPU, zebin: EM_INTELGT) whose program
 and section tables and every section lie inside the file and whose string
 tables name the kernel; PTX text with .version, .target and the kernel's
