@@ -121,6 +121,18 @@ def test_read_regular_refuses_before_reading(tmp_path):
     assert jt_cache.read_regular(tmp_path / "big", 101) == b"x" * 101
 
 
+def test_new_cache_directories_are_private(record, fresh_cache, monkeypatch):
+    old = os.umask(0o022)     # what mkdir(parents=True) would have made 0755
+    try:
+        compile_once(fresh_cache, monkeypatch)
+    finally:
+        os.umask(old)
+    for d in (fresh_cache, fresh_cache / "triton"):
+        assert d.stat().st_mode & 0o777 == 0o700, d
+    (entry,) = entries(fresh_cache)
+    assert entry.stat().st_mode & 0o777 == 0o600
+
+
 def test_cache_directories_are_made_private(record, fresh_cache, monkeypatch):
     fresh_cache.mkdir(mode=0o755)
     (fresh_cache / "triton").mkdir(mode=0o755)

@@ -85,7 +85,9 @@ def _private_dir(d: Path, create: bool) -> bool:
     made private). False, with a warning naming d and why, for any other; False quietly when d is absent."""
     try:
         if create:
-            d.mkdir(mode=0o700, parents=True, exist_ok=True)
+            missing = [p for p in (d, *d.parents) if not p.exists()]
+            for p in reversed(missing):        # each one 0700 (mkdir's parents=True makes parents 0777 - umask)
+                p.mkdir(mode=0o700, exist_ok=True)
         st = os.stat(d)
     except FileNotFoundError:
         return False
