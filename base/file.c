@@ -27,17 +27,38 @@ const char *trd_file_kind(unsigned int mode)
     return "not a regular file";
 }
 
-int trd_file_open_regular(const char *path, size_t max, size_t *size, trd_status_t *st, char *msg, size_t cap)
+/* Why a file or directory with status sb is not this user's alone (another user's, or others may write it), or
+ * NULL. */
+static const char *untrusted(const struct stat *sb, char *why, size_t cap)
+{
+    if (sb->st_uid != geteuid())
+        snprintf(why, cap, "belongs to another user (uid %lu)", (unsigned long)sb->st_uid);
+    else if (sb->st_mode & 022)
+        snprintf(why, cap, "is writable by group or others (mode %04o)", (unsigned)(sb->st_mode & 07777));
+    else
+        return NULL;
+    return why;
+}
+
+static int open_checked(const char *path, size_t max, int private, size_t *size, trd_status_t *st, char *msg,
+                        size_t cap)
 {
     /* O_NONBLOCK: opening a FIFO without a writer would wait forever; the check below refuses it anyway */
-    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    int fd = open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY | (private ? O_NOFOLLOW : 0));
     if (fd < 0) {
         int e = errno;
+        struct stat lsb;
+        if (private && e == ELOOP && lstat(path, &lsb) == 0 && S_ISLNK(lsb.st_mode)) {
+            *st = TRD_ERR_STATE;
+            snprintf(msg, cap, "'%s' is a symbolic link", path);
+            return -1;
+        }
         *st = e == ENOENT || e == ENOTDIR ? TRD_ERR_NOT_FOUND : TRD_ERR_IO;
         snprintf(msg, cap, "cannot open '%s': %s", path, strerror(e));
         return -1;
     }
     struct stat sb;
+    char why[96];
     if (fstat(fd, &sb) != 0) {
         int e = errno;
         close(fd);
@@ -49,6 +70,12 @@ int trd_file_open_regular(const char *path, size_t max, size_t *size, trd_status
         close(fd);
         *st = TRD_ERR_IO;
         snprintf(msg, cap, "'%s' is %s, not a regular file", path, trd_file_kind(sb.st_mode));
+        return -1;
+    }
+    if (private && untrusted(&sb, why, sizeof why)) {
+        close(fd);
+        *st = TRD_ERR_STATE;
+        snprintf(msg, cap, "'%s' %s", path, why);
         return -1;
     }
     if ((uint64_t)sb.st_size > max) {
@@ -64,11 +91,22 @@ int trd_file_open_regular(const char *path, size_t max, size_t *size, trd_status
     return fd;
 }
 
-trd_status_t trd_file_load(const char *path, size_t max, char **data, size_t *size, char *msg, size_t cap)
+int trd_file_open_regular(const char *path, size_t max, size_t *size, trd_status_t *st, char *msg, size_t cap)
+{
+    return open_checked(path, max, 0, size, st, msg, cap);
+}
+
+int trd_file_open_private(const char *path, size_t max, size_t *size, trd_status_t *st, char *msg, size_t cap)
+{
+    return open_checked(path, max, 1, size, st, msg, cap);
+}
+
+static trd_status_t load(const char *path, size_t max, int private, char **data, size_t *size, char *msg,
+                         size_t cap)
 {
     trd_status_t st;
     size_t n;
-    int fd = trd_file_open_regular(path, max, &n, &st, msg, cap);
+    int fd = open_checked(path, max, private, &n, &st, msg, cap);
     if (fd < 0)
         return st;
     char *buf = malloc(n + 1);
@@ -103,6 +141,41 @@ trd_status_t trd_file_load(const char *path, size_t max, char **data, size_t *si
     buf[n] = '\0';
     *data = buf;
     *size = n;
+    return TRD_OK;
+}
+
+
+trd_status_t trd_file_load(const char *path, size_t max, char **data, size_t *size, char *msg, size_t cap)
+{
+    return load(path, max, 0, data, size, msg, cap);
+}
+
+trd_status_t trd_file_load_private(const char *path, size_t max, char **data, size_t *size, char *msg, size_t cap)
+{
+    return load(path, max, 1, data, size, msg, cap);
+}
+
+trd_status_t trd_file_dir_private(const char *path, char *msg, size_t cap)
+{
+    struct stat sb;
+    char why[96];
+    if (stat(path, &sb) != 0) {
+        int e = errno;
+        snprintf(msg, cap, "cannot use directory '%s': %s", path, strerror(e));
+        return e == ENOENT ? TRD_ERR_NOT_FOUND : TRD_ERR_IO;
+    }
+    if (!S_ISDIR(sb.st_mode)) {
+        snprintf(msg, cap, "'%s' is not a directory", path);
+        return TRD_ERR_IO;
+    }
+    if (untrusted(&sb, why, sizeof why)) {
+        snprintf(msg, cap, "directory '%s' %s; its entries are ignored", path, why);
+        return TRD_ERR_STATE;
+    }
+    if ((sb.st_mode & 077) && chmod(path, 0700) != 0) {
+        snprintf(msg, cap, "cannot make directory '%s' private: %s", path, strerror(errno));
+        return TRD_ERR_IO;
+    }
     return TRD_OK;
 }
 

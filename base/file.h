@@ -20,6 +20,15 @@ trd_status_t trd_file_load(const char *path, size_t max, char **data, size_t *si
  * message in msg. */
 int trd_file_open_regular(const char *path, size_t max, size_t *size, trd_status_t *st, char *msg, size_t cap);
 
+/* The same for a file of a cache, which only this user may have written: also refuses (TRD_ERR_STATE, before
+ * reading a byte) a symbolic link, a file of another user, and one that group or others may write. */
+int trd_file_open_private(const char *path, size_t max, size_t *size, trd_status_t *st, char *msg, size_t cap);
+trd_status_t trd_file_load_private(const char *path, size_t max, char **data, size_t *size, char *msg, size_t cap);
+/* path is a directory of this user's that group and others may not write (one they may only read is made 0700):
+ * TRD_OK; else TRD_ERR_NOT_FOUND (absent), TRD_ERR_STATE (another user's, or writable by others: what it holds
+ * may be planted) or TRD_ERR_IO, with a message naming it in msg. */
+trd_status_t trd_file_dir_private(const char *path, char *msg, size_t cap);
+
 /* Writes a file atomically: a temporary of its own beside it, then a rename; safe for concurrent writers (of
  * this process or another). On failure returns TRD_ERR_IO with a message naming the path in msg. */
 trd_status_t trd_file_store(const char *path, const void *data, size_t size, int mode, char *msg, size_t cap);

@@ -107,7 +107,7 @@ def _wrap_common(tm: Timers) -> None:
 
 def _wrap_trident(tm: Timers) -> None:
     import trident
-    from trident.jax import cache, compile as c, platforms, protocol
+    from trident.jax import cache, compile as c, platforms, protocol, triton_cache
     tm.wrap(trident, "_runtime", "trident runtime (drivers, devices)")
     tm.wrap(platforms, "_trident_devices", "trident.devices (target lookup)")
     tm.wrap(c, "compile_for", "compile_for (memory, disk, Triton)")
@@ -115,6 +115,8 @@ def _wrap_trident(tm: Timers) -> None:
     tm.wrap(c, "binder", "Triton binder")
     tm.wrap(cache, "load_kernel", "disk cache read")
     tm.wrap(cache, "store_kernel", "disk cache write")
+    tm.wrap(triton_cache, "_check_group", "Triton cache entry check (before Triton)")
+    tm.wrap(triton_cache, "take", "Triton files check (after Triton)")
     tm.wrap(protocol, "register", "FFI target registration")
 
 

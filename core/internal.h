@@ -116,6 +116,12 @@ const char *trd_format_name(int32_t format);
 int32_t trd_format_parse(const char *name);
 /* The format a file's bytes and name suggest, or TRD_FORMAT_UNKNOWN. */
 int32_t trd_format_sniff(const void *data, size_t size, const char *filename);
+/* 1 when data is a whole image of kernel `name` in format (what the format implies: an ELF of the backend's machine
+ * whose tables and sections lie inside it and which names the kernel; PTX text with .version, .target, the
+ * kernel's .entry and balanced braces; SPIR-V words with its magic); else 0 with the reason in why. Other formats
+ * pass. python/trident/jax/triton_cache.py's image_problem applies the same rules (test_triton_cache holds them
+ * together). */
+int trd_image_check(int32_t format, const void *data, size_t size, const char *name, char *why, size_t cap);
 /* The backend a format belongs to ("cuda" for cubin/ptx/fatbin ...). */
 const char *trd_format_backend(int32_t format);
 void trd_target_free(struct trd_target *t);

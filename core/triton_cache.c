@@ -109,6 +109,9 @@ static trd_status_t add_image(struct trd_kernel_src *src, const char *dir, const
             st = trd_error_set(TRD_ERR_FORMAT, "'%s' is not a %s image (its bytes look like %s)", p,
                                trd_format_name(format), trd_format_name(sniffed));
     }
+    char why[256];
+    if (st == TRD_OK && !trd_image_check(format, data, size, meta->name, why, sizeof why))
+        st = trd_error_set(TRD_ERR_FORMAT, "'%s' is damaged: %s", p, why);
     if (st != TRD_OK) {
         free(data);
         free(p);

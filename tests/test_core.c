@@ -408,6 +408,73 @@ static void copy_fixture(const char *dir, const char *const *files, size_t n)
     }
 }
 
+/* A copy of a fixture entry's metadata and one image (damaged by `damage`, NULL: as it is) in a new directory. */
+static const char *entry_with(const char *backend, const char *variant, const char *image,
+                              void (*damage)(char *data, size_t *len))
+{
+    static char dir[64];
+    snprintf(dir, sizeof dir, "/tmp/trd_damaged_XXXXXX");
+    ck_assert_ptr_nonnull(mkdtemp(dir));
+    const char *files[] = {"add_kernel.json", image};
+    for (size_t i = 0; i < TRD_ARRAY_SIZE(files); i++) {
+        char *data;
+        size_t len;
+        TU_OK(trd_file_read(tu_path("%s/%s", tu_fixture(backend, variant), files[i]), 1 << 24, &data, &len));
+        if (i == 1 && damage)
+            damage(data, &len);
+        TU_OK(trd_file_write_atomic(tu_path("%s/%s", dir, files[i]), data, len, 0644));
+        free(data);
+    }
+    return dir;
+}
+
+static void entry_remove(const char *dir, const char *image)
+{
+    ck_assert_int_eq(unlink(tu_path("%s/add_kernel.json", dir)), 0);
+    ck_assert_int_eq(unlink(tu_path("%s/%s", dir, image)), 0);
+    ck_assert_int_eq(rmdir(dir), 0);
+}
+
+static void halve(char *data, size_t *len)
+{
+    (void)data;
+    *len /= 2;
+}
+
+static void misname(char *data, size_t *len)
+{
+    for (char *p = data; (p = memmem(p, *len - (size_t)(p - data), "add_kernel", 10)) != NULL; p++)
+        p[0] = 'b'; /* "bdd_kernel": another kernel's image */
+}
+
+/* A damaged image in a Triton cache entry (truncated, or another kernel's) is refused naming the file and what
+ * is wrong; it was taken (its ELF header, or the start of the PTX, is intact) and failed only at the device. */
+START_TEST(triton_cache_damaged_images)
+{
+    static const struct {
+        const char *backend, *variant, *image;
+        void (*damage)(char *, size_t *);
+        const char *why;
+    } cases[] = {
+        {"cuda", "add_fp32", "add_kernel.cubin", halve, "add_kernel.cubin' is damaged: truncated"},
+        {"cuda", "add_fp32", "add_kernel.cubin", misname, "add_kernel.cubin' is damaged: it does not name the kernel"},
+        {"cuda", "add_fp32", "add_kernel.ptx", halve, "add_kernel.ptx' is damaged: truncated: its braces"},
+        {"cuda", "add_fp32", "add_kernel.ptx", misname, "add_kernel.ptx' is damaged: no .entry of the kernel"},
+        {"hip", "add_fp16", "add_kernel.hsaco", halve, "add_kernel.hsaco' is damaged: truncated"},
+    };
+    struct trd_kernel_src src;
+    for (size_t i = 0; i < TRD_ARRAY_SIZE(cases); i++) {
+        const char *dir = entry_with(cases[i].backend, cases[i].variant, cases[i].image, NULL);
+        TU_OK(trd_triton_cache_read(dir, NULL, 0, &src));
+        trd_kernel_src_free(&src);
+        entry_remove(dir, cases[i].image);
+        dir = entry_with(cases[i].backend, cases[i].variant, cases[i].image, cases[i].damage);
+        TU_FAILS(trd_triton_cache_read(dir, NULL, 0, &src), TRD_ERR_FORMAT, cases[i].why);
+        entry_remove(dir, cases[i].image);
+    }
+}
+END_TEST
+
 /* A caller's explicit signature wins over the Triton IR beside the entry: the IR of a kernel taking a host tensor
  * descriptor has !tt.tensordesc parameters, which are not launch types (the launch passes an nvTmaDesc, shape and
  * strides), and is not read at all then. */
@@ -1142,6 +1209,7 @@ static Suite *suite(void)
     tcase_add_test(t, triton_cache_entry);
     tcase_add_test(t, triton_cache_explicit_signature);
     tcase_add_test(t, triton_cache_unreadable_image);
+    tcase_add_test(t, triton_cache_damaged_images);
     tcase_add_test(t, formats_and_targets);
     tcase_add_test(t, half_and_bf16);
     tcase_add_test(t, sha256_vectors);

@@ -10,6 +10,7 @@
  * by a grid of millions of empty programs), aliased operands come out as one
  * launch leaves them, zeroed results are zeroed, the choice is kept in memory
  * and in <cache_dir>/autotune/<key>-<arch>.json, a corrupt file is replaced,
+ * a planted one (another key's or arch's, another user's, open to others) ignored,
  * an unwritable directory leaves the choice in memory, a candidate that
  * cannot run loses, and a captured stream gets candidate 0 unchosen. */
 #include <dlfcn.h>
@@ -492,6 +493,32 @@ static void teardown(void)
     trd_log_set_level(TRD_LOG_OFF);
 }
 
+/* The add kernel's autotuned call with a slow candidate 0 and a fast candidate 1, its choice kept under key in dir,
+ * executed once (its result checked). */
+static void slow_fast_first(struct call_spec *s, const char *key, const char *dir, struct fx_exec *x,
+                            struct add_bufs *b, struct fx_attrs *a)
+{
+    static const uint32_t programs[] = {SLOW_PROGRAMS, 4};
+    add_spec(s, programs, 2, key, dir);
+    *x = (struct fx_exec){.platform = PLATFORM_CPU};
+    add_call(s, x, b, a, 4000);
+    FX_OK(fx_instantiate(x, a));
+    FX_OK(fx_execute(x, a));
+    add_check(b);
+}
+
+/* Another executable of x's call (as XLA makes for a new compilation): instantiated and executed on the same
+ * buffers, its result checked. */
+static void run_again(const struct fx_exec *x, struct fx_exec *again, struct add_bufs *b, struct fx_attrs *a)
+{
+    *again = *x;
+    again->ctx.state = NULL;
+    memset(b->out, 0, (size_t)b->n * 4);
+    FX_OK(fx_instantiate(again, a));
+    FX_OK(fx_execute(again, a));
+    add_check(b);
+}
+
 /* ----------------------------------------------------------------- tests */
 
 /* A call with one kernel (version 1) runs as it always did. */
@@ -553,15 +580,10 @@ START_TEST(fastest_candidate_chosen_and_kept)
 {
     const char *dir = tu_path("%s/fastest", tmp_root);
     static struct call_spec s; /* large: bundles of several targets */
-    static const uint32_t programs[] = {SLOW_PROGRAMS, 4};
-    add_spec(&s, programs, 2, "fastest", dir);
-    struct fx_exec x = {.platform = PLATFORM_CPU};
+    struct fx_exec x;
     struct add_bufs b;
     struct fx_attrs a;
-    add_call(&s, &x, &b, &a, 4000);
-    FX_OK(fx_instantiate(&x, &a));
-    FX_OK(fx_execute(&x, &a));
-    add_check(&b);
+    slow_fast_first(&s, "fastest", dir, &x, &b, &a);
     LOG_HAS("candidate 1 of 2 chosen by benchmark");
     ck_assert_uint_eq(log_count("warn:"), 0);
     /* the file, in a private directory */
@@ -584,12 +606,8 @@ START_TEST(fastest_candidate_chosen_and_kept)
     add_check(&b);
     ck_assert_uint_eq(log_count("chosen by benchmark"), 1);
     /* another executable of the same call */
-    struct fx_exec x2 = x;
-    x2.ctx.state = NULL;
-    memset(b.out, 0, (size_t)b.n * 4);
-    FX_OK(fx_instantiate(&x2, &a));
-    FX_OK(fx_execute(&x2, &a));
-    add_check(&b);
+    struct fx_exec x2;
+    run_again(&x, &x2, &b, &a);
     ck_assert_uint_eq(log_count("chosen by benchmark"), 1);
     LOG_HAS("candidate 1 of 2, from this process's memory");
     /* a file another process wrote: copied into a new directory this process never used */
@@ -714,20 +732,83 @@ START_TEST(corrupt_choice_file_replaced)
     fputs("{\"choice\": 1, \"candidates\": ", fp);
     fclose(fp);
     static struct call_spec s; /* large: bundles of several targets */
-    static const uint32_t programs[] = {SLOW_PROGRAMS, 4};
-    add_spec(&s, programs, 2, "corrupt", dir);
-    struct fx_exec x = {.platform = PLATFORM_CPU};
+    struct fx_exec x;
     struct add_bufs b;
     struct fx_attrs a;
-    add_call(&s, &x, &b, &a, 4000);
-    FX_OK(fx_instantiate(&x, &a));
-    FX_OK(fx_execute(&x, &a));
-    add_check(&b);
+    slow_fast_first(&s, "corrupt", dir, &x, &b, &a);
     LOG_HAS(tu_path("warn: autotune: kernel 'add_kernel': ignoring %s", path));
     LOG_HAS("candidate 1 of 2 chosen by benchmark");
     json_t *j = read_json(path);
     ck_assert_int_eq(json_integer_value(json_object_get(j, "choice")), 1);
     json_decref(j);
+    fx_release(&x);
+    add_free(&b);
+}
+END_TEST
+
+/* A choice file proves what it holds and only this user may have written it: a file naming another key or arch, a
+ * file or directory of another user or writable by group or others, a symbolic link are ignored with a warning
+ * and the benchmark runs again. Each planted file names the slow candidate 0 with the right digest: the control
+ * case, the same file trusted, shows it would be used (as every one of them was). */
+START_TEST(planted_choice_files_ignored)
+{
+    static struct call_spec s; /* large: bundles of several targets */
+    struct fx_exec x;
+    struct add_bufs b;
+    struct fx_attrs a;
+    slow_fast_first(&s, "planted", tu_path("%s/planted", tmp_root), &x, &b, &a);
+    json_t *good = read_json(choice_file(tu_path("%s/planted", tmp_root), "planted"));
+    ck_assert_int_eq(json_integer_value(json_object_get(good, "choice")), 1);
+    json_object_set_new(good, "choice", json_integer(0));
+    static const struct { const char *name, *why; } cases[] = {
+        {"trusted", NULL},
+        {"owner", "belongs to another user (uid 4242)"},
+        {"mode", "is writable by group or others (mode 0666)"},
+        {"dir", "autotune' is writable by group or others (mode 0777); its entries are ignored"},
+        {"link", "is a symbolic link"},
+        {"key", "which holds the choice of key 'other' on arch"},
+        {"arch", "which holds the choice of key 'planted' on arch 'sm90', not its name's"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char dir[512], sub[600], path[1024], real[1024];
+        snprintf(dir, sizeof dir, "%s/planted-%s", tmp_root, cases[i].name);
+        snprintf(sub, sizeof sub, "%s/autotune", dir);
+        snprintf(path, sizeof path, "%s", choice_file(dir, "planted"));
+        snprintf(real, sizeof real, "%s/elsewhere.json", dir);
+        ck_assert_int_eq(mkdir(dir, 0700), 0);
+        ck_assert_int_eq(mkdir(sub, 0700), 0);
+        json_t *j = json_deep_copy(good);
+        if (!strcmp(cases[i].name, "key"))
+            json_object_set_new(j, "key", json_string("other"));
+        if (!strcmp(cases[i].name, "arch"))
+            json_object_set_new(j, "arch", json_string("sm90"));
+        int link = !strcmp(cases[i].name, "link");
+        ck_assert_int_eq(json_dump_file(j, link ? real : path, 0), 0);
+        json_decref(j);
+        ck_assert_int_eq(chmod(link ? real : path, 0600), 0);
+        if (link)
+            ck_assert_int_eq(symlink(real, path), 0);
+        if (!strcmp(cases[i].name, "owner") && chown(path, 4242, (gid_t)-1) != 0)
+            continue; /* not root: no file of another user can be made */
+        if (!strcmp(cases[i].name, "mode"))
+            ck_assert_int_eq(chmod(path, 0666), 0);
+        if (!strcmp(cases[i].name, "dir"))
+            ck_assert_int_eq(chmod(sub, 0777), 0);
+        log_reset();
+        s.dir = dir;
+        spec_attrs(&s, &a);
+        struct fx_exec xi;
+        run_again(&x, &xi, &b, &a);
+        if (cases[i].why) {
+            LOG_HAS(cases[i].why);
+            LOG_HAS("warn: autotune: kernel 'add_kernel': ignoring");
+            LOG_HAS("candidate 1 of 2 chosen by benchmark");
+        } else {
+            LOG_HAS(tu_path("candidate 0 of 2, from %s", path));
+        }
+        fx_release(&xi);
+    }
+    json_decref(good);
     fx_release(&x);
     add_free(&b);
 }
@@ -742,23 +823,14 @@ START_TEST(unwritable_cache_dir)
     fclose(fp);
     const char *dir = tu_path("%s/sub", file); /* below a regular file */
     static struct call_spec s; /* large: bundles of several targets */
-    static const uint32_t programs[] = {SLOW_PROGRAMS, 4};
-    add_spec(&s, programs, 2, "unwritable", dir);
-    struct fx_exec x = {.platform = PLATFORM_CPU};
+    struct fx_exec x;
     struct add_bufs b;
     struct fx_attrs a;
-    add_call(&s, &x, &b, &a, 4000);
-    FX_OK(fx_instantiate(&x, &a));
-    FX_OK(fx_execute(&x, &a));
-    add_check(&b);
+    slow_fast_first(&s, "unwritable", dir, &x, &b, &a);
     LOG_HAS("warn: autotune: kernel 'add_kernel': cannot keep the choice");
     LOG_HAS("in this process's memory only");
-    struct fx_exec x2 = x;
-    x2.ctx.state = NULL;
-    memset(b.out, 0, (size_t)b.n * 4);
-    FX_OK(fx_instantiate(&x2, &a));
-    FX_OK(fx_execute(&x2, &a));
-    add_check(&b);
+    struct fx_exec x2;
+    run_again(&x, &x2, &b, &a);
     ck_assert_uint_eq(log_count("chosen by benchmark"), 1);
     LOG_HAS("candidate 1 of 2, from this process's memory");
     fx_release(&x2);
@@ -1249,6 +1321,7 @@ static Suite *suite(void)
     tcase_add_test(t, aliased_operand_restored);
     tcase_add_test(t, zeroed_results_per_candidate);
     tcase_add_test(t, corrupt_choice_file_replaced);
+    tcase_add_test(t, planted_choice_files_ignored);
     tcase_add_test(t, unwritable_cache_dir);
     tcase_add_test(t, candidate_that_cannot_run);
     tcase_add_test(t, bad_attributes);

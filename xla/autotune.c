@@ -5,8 +5,10 @@
  * The choice is kept per (autotune_key, device arch): in this process's
  * memory, and in <cache_dir>/autotune/<key>-<arch>.json (a private directory,
  * written through a temporary file and a rename) for later processes. A file
- * that does not parse, or that was made for other candidates, is ignored
- * (with a warning for the former) and replaced after the benchmark.
+ * that does not parse, names another key or arch, or was made for other
+ * candidates, is ignored (with a warning for the first two) and replaced after
+ * the benchmark; so is a file or directory someone else could have written
+ * (another user's, writable by group or others, a symbolic link).
  *
  * The benchmark runs on XLA's stream, in the first execution (XLA runs it
  * normally, before any command-buffer capture): the operands the kernels
@@ -255,12 +257,17 @@ static void choice_name(const struct xla_tune *t, const struct xla_slot *s, char
             *p = '_';
 }
 
-/* 1 with the choice a file keeps for these candidates; 0 when there is none to use (said why). */
-static int file_load(const struct xla_call *c, const char *path, uint32_t *choice)
+/* 1 with the choice a file keeps for these candidates; 0 when there is none to use (said why). A file proves what it
+ * holds: its key and arch must be the call's (not only its name), its digest the candidates'; and only a file this
+ * user alone may have written, in such a directory, is read. */
+static int file_load(const struct xla_call *c, const struct xla_slot *s, const char *dir, const char *path,
+                     uint32_t *choice)
 {
     char *text, msg[1024];
     size_t size;
-    trd_status_t st = trd_file_load(path, TUNE_FILE_MAX, &text, &size, msg, sizeof msg);
+    trd_status_t st = trd_file_dir_private(dir, msg, sizeof msg);
+    if (st == TRD_OK)
+        st = trd_file_load_private(path, TUNE_FILE_MAX, &text, &size, msg, sizeof msg);
     if (st == TRD_ERR_NOT_FOUND)
         return 0;
     if (st != TRD_OK) {
@@ -272,12 +279,18 @@ static int file_load(const struct xla_call *c, const char *path, uint32_t *choic
     free(text);
     json_t *n = json_object_get(root, "candidates"), *d = json_object_get(root, "digest");
     json_t *ch = json_object_get(root, "choice");
+    const char *key = json_string_value(json_object_get(root, "key"));
+    const char *arch = json_string_value(json_object_get(root, "arch"));
     int ok = 0;
-    if (!json_is_object(root) || !json_is_integer(n) || !json_is_string(d) || !json_is_integer(ch) ||
-        json_integer_value(ch) < 0 || json_integer_value(ch) >= json_integer_value(n))
+    if (!json_is_object(root) || !json_is_integer(n) || !json_is_string(d) || !json_is_integer(ch) || !key ||
+        !arch || json_integer_value(ch) < 0 || json_integer_value(ch) >= json_integer_value(n))
         xla_log(TRD_LOG_WARN, "autotune: kernel '%s': ignoring %s, which is not a choice trident wrote (%s); "
                               "benchmarking again",
                 c->name, path, root ? "fields missing or out of range" : jerr.text);
+    else if (strcmp(key, c->tune->key) || strcmp(arch, s->arch ? s->arch : ""))
+        xla_log(TRD_LOG_WARN, "autotune: kernel '%s': ignoring %s, which holds the choice of key '%s' on arch '%s', "
+                              "not its name's; benchmarking again",
+                c->name, path, key, arch);
     else if (json_integer_value(n) != c->ncand || strcmp(json_string_value(d), c->tune->digest_hex))
         xla_log(TRD_LOG_INFO, "autotune: kernel '%s': %s was chosen among other candidates; benchmarking again",
                 c->name, path);
@@ -289,8 +302,9 @@ static int file_load(const struct xla_call *c, const char *path, uint32_t *choic
     return ok;
 }
 
-static void file_store(const struct xla_call *c, const struct xla_slot *s, const char *name, const char *path,
-                       uint32_t choice, const double *times)
+/* dir: "" when the cache directory's name is too long. */
+static void file_store(const struct xla_call *c, const struct xla_slot *s, const char *dir, const char *name,
+                       const char *path, uint32_t choice, const double *times)
 {
     json_t *root = json_object(), *tj = json_array();
     for (uint32_t i = 0; i < c->ncand && tj; i++)
@@ -311,13 +325,14 @@ static void file_store(const struct xla_call *c, const struct xla_slot *s, const
     }
     json_decref(tj);
     json_decref(root);
-    char dir[4096], msg[1024] = "out of memory";
+    char msg[1024] = "out of memory";
     trd_status_t st = text ? TRD_OK : TRD_ERR_NO_MEMORY;
-    if (st == TRD_OK && snprintf(dir, sizeof dir, "%s/autotune", c->tune->dir) >= (int)sizeof dir) {
+    if (st == TRD_OK && !dir[0]) {
         snprintf(msg, sizeof msg, "the directory's name is too long");
         st = TRD_ERR_IO;
     }
-    if (st == TRD_OK && (st = trd_file_mkdirs(dir, 0700, msg, sizeof msg)) == TRD_OK)
+    if (st == TRD_OK && (st = trd_file_mkdirs(dir, 0700, msg, sizeof msg)) == TRD_OK &&
+        (st = trd_file_dir_private(dir, msg, sizeof msg)) == TRD_OK)
         st = trd_file_store(path, text, strlen(text), 0600, msg, sizeof msg);
     if (st != TRD_OK)
         xla_log(TRD_LOG_WARN, "autotune: kernel '%s': cannot keep the choice for %s in %s (%s); it is kept in "
@@ -545,10 +560,12 @@ XLA_FFI_Error *xla_tune_choose(XLA_FFI_CallFrame *f, struct xla_call *c, struct 
         goto out;
     if ((e = xla_check_buffers(f, c)) != NULL || (e = check_aliased(f, c)) != NULL)
         goto out;
-    char name[TUNE_KEY_MAX + 80], path[4096] = "";
+    char name[TUNE_KEY_MAX + 80], dir[4096] = "", path[4096 + sizeof name + 8] = "";
     choice_name(t, s, name, sizeof name);
+    if (t->dir && snprintf(dir, sizeof dir, "%s/autotune", t->dir) >= (int)sizeof dir)
+        dir[0] = '\0'; /* too long: nothing is read, file_store says why nothing is kept */
     if (t->dir)
-        snprintf(path, sizeof path, "%s/autotune/%s.json", t->dir, name);
+        snprintf(path, sizeof path, "%s/%s.json", dir, name);
     /* in memory by file, so that what a process keeps mirrors what the directory keeps */
     mem = t->dir ? path : name;
     uint32_t choice = 0;
@@ -557,7 +574,7 @@ XLA_FFI_Error *xla_tune_choose(XLA_FFI_CallFrame *f, struct xla_call *c, struct 
         from = "the only candidate";
     else if ((claim = known_claim(mem, t->digest, &choice)) == 1)
         from = "this process's memory";
-    else if (t->dir && file_load(c, path, &choice)) {
+    else if (t->dir && file_load(c, s, dir, path, &choice)) {
         from = path;
         known_put(mem, t->digest, choice);
         claim = -1;
@@ -588,7 +605,7 @@ XLA_FFI_Error *xla_tune_choose(XLA_FFI_CallFrame *f, struct xla_call *c, struct 
             known_put(mem, t->digest, choice);
             claim = -1;
             if (t->dir)
-                file_store(c, s, name, path, choice, times);
+                file_store(c, s, dir, name, path, choice, times);
         }
     }
     struct xla_run r;

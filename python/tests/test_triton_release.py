@@ -284,7 +284,7 @@ def test_host_descriptor_parameters_match_the_kernels(target, record, monkeypatc
     # shape, strides); sm90 a CUtensorMap: trident's signature must be the kernel's parameter list
     monkeypatch.setenv("JAX_TRITON_DUMP_DIR", str(tmp_path))
     monkeypatch.setattr(jt_compile, "_compiled", jt_compile.LRU(8))
-    monkeypatch.setattr(jt_compile._cache, "load_kernel", lambda key: None)
+    monkeypatch.setattr(jt_compile._cache, "load_kernel", lambda key, identity: None)
     a = jnp.zeros((64, 16), jnp.float32)
     with jt.targets(target):
         jt.triton_call(jt.TensorDescriptor.from_array(a, [16, 16]), kernel=rel_desc_kernel, out_shape=a, grid=(4,),

@@ -9,12 +9,21 @@ options, target and the Triton and trident versions) and autotuning choices.
         triton/<key>.trdb
         autotune/<key>-<arch>.json
 
-Kernel entries are written here, to a temporary file then renamed, so that
-concurrent processes never read a partial entry; a damaged entry is compiled
-again. Autotuning choices belong to libtrident's XLA handler, which benchmarks
-at the first execution and writes them (the same way, in a 0700 directory);
-an autotuned call passes it this directory (cache_dir). TRIDENT_JAX_CACHE=0
-turns both off (the handler then keeps choices in the process's memory).
+A cache never trusts a file's name alone: it checks what the file holds.
+A kernel entry holds its key and its kernel's identity (name, source key,
+options, target, Triton's hash of the compilation) beside the bundle, under a
+sha256 of both; a read that finds another kernel, another key, or damage
+anywhere is a miss (compiled again; a warning, once, for a wrong identity).
+A choice file names its key and arch, and the handler checks them too.
+Only what this user owns and nobody else may write is read: a directory of
+another user or open to group/others, an entry of another user, writable by
+group/others, or a symbolic link is ignored with a warning, once. Entries are
+written to a temporary file then renamed (mode 0600), in directories made
+0700, so that concurrent processes never read a partial entry. Autotuning
+choices belong to libtrident's XLA handler, which benchmarks at the first
+execution and writes them the same way; an autotuned call passes it this
+directory (cache_dir). TRIDENT_JAX_CACHE=0 turns both off (the handler then
+keeps choices in the process's memory).
 """
 from __future__ import annotations
 
@@ -27,9 +36,10 @@ import warnings
 from pathlib import Path
 from typing import Any, Optional
 
-# An entry is a header line naming the sha256 of everything after it, then a trident bundle: an entry edited or
-# damaged anywhere (the manifest included, not only the images the bundle's own digests cover) is compiled again.
-_MAGIC = b"trident-jax-cache 1 "
+# An entry: a header line naming the sha256 of everything after it, the entry's identity (one line of JSON: its key
+# and its kernel's), then a trident bundle. An entry edited or damaged anywhere (the manifest included, not only the
+# images the bundle's own digests cover) is compiled again; one holding another kernel too.
+_MAGIC = b"trident-jax-cache 2 "
 _KERNEL_MAX = 1 << 30     # a bundle of a few images; far below this
 _CHOICE_MAX = 1 << 20     # an autotune record is a few hundred bytes
 
@@ -51,43 +61,73 @@ def _path(kind: str, key: str, ext: str) -> Optional[Path]:
 _warned: set[str] = set()
 
 
-def _warn_once(msg: str) -> None:
+def warn_once(msg: str) -> None:
     if msg not in _warned:
         _warned.add(msg)
         warnings.warn(f"trident.jax: {msg}", RuntimeWarning, stacklevel=3)
 
 
-def _private_dir(d: Path) -> bool:
-    """d exists, is a directory of this user's and is private (0700), as the C caches require; created so."""
+class UntrustedError(OSError):
+    """A cache file or directory that someone other than this user could have written."""
+
+
+def _untrusted(st: os.stat_result) -> Optional[str]:
+    """Why a file or directory with this status is not this user's alone, or None."""
+    if st.st_uid != os.geteuid():
+        return f"belongs to another user (uid {st.st_uid})"
+    if st.st_mode & 0o022:
+        return f"is writable by group or others (mode {stat.S_IMODE(st.st_mode):04o})"
+    return None
+
+
+def _private_dir(d: Path, create: bool) -> bool:
+    """d is a directory of this user's that nobody else may write (made 0700 when create; one readable by others is
+    made private). False, with a warning naming d and why, for any other; False quietly when d is absent."""
     try:
-        d.mkdir(mode=0o700, parents=True, exist_ok=True)
+        if create:
+            missing = [p for p in (d, *d.parents) if not p.exists()]
+            for p in reversed(missing):        # each one 0700 (mkdir's parents=True makes parents 0777 - umask)
+                p.mkdir(mode=0o700, exist_ok=True)
         st = os.stat(d)
+    except FileNotFoundError:
+        return False
     except OSError as e:
-        _warn_once(f"cache disabled: cannot create {d}: {e.strerror}")
+        warn_once(f"cache disabled: cannot create {d}: {e.strerror}")
         return False
     if not stat.S_ISDIR(st.st_mode):
-        _warn_once(f"cache disabled: {d} is not a directory")
+        warn_once(f"cache disabled: {d} is not a directory")
         return False
-    if st.st_uid != os.geteuid():
-        _warn_once(f"cache disabled: {d} belongs to another user (uid {st.st_uid})")
+    why = _untrusted(st)
+    if why:
+        warn_once(f"cache disabled: {d} {why}; its entries are ignored (chmod 700 a directory of yours to use it)")
         return False
     if st.st_mode & 0o077:
         try:
             os.chmod(d, 0o700)
         except OSError as e:
-            _warn_once(f"cache disabled: cannot make {d} private: {e.strerror}")
+            warn_once(f"cache disabled: cannot make {d} private: {e.strerror}")
             return False
     return True
 
 
-def read_regular(path: Any, limit: int) -> bytes:
+def read_regular(path: Any, limit: int, private: bool = False) -> bytes:
     """The bytes of a regular file of at most limit bytes. A FIFO, a device (a link to /dev/zero), a directory or a
-    larger file raises OSError before anything is read, so no reader blocks or exhausts memory."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY)
+    larger file raises OSError before anything is read, so no reader blocks or exhausts memory. private (a cache
+    entry): a symbolic link, or a file of another user or writable by group/others, raises UntrustedError."""
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOCTTY
+    try:
+        fd = os.open(path, flags | (os.O_NOFOLLOW if private else 0))
+    except OSError as e:
+        if private and os.path.islink(path):
+            raise UntrustedError(f"'{path}' is a symbolic link") from None
+        raise e
     try:
         st = os.fstat(fd)
         if not stat.S_ISREG(st.st_mode):
             raise OSError(f"'{path}' is not a regular file")
+        why = _untrusted(st) if private else None
+        if why:
+            raise UntrustedError(f"'{path}' {why}")
         if st.st_size > limit:
             raise OSError(f"'{path}' is {st.st_size} bytes, more than the {limit} accepted")
         os.set_blocking(fd, True)
@@ -106,12 +146,25 @@ def read_regular(path: Any, limit: int) -> bytes:
         os.close(fd)
 
 
+def _read_entry(p: Optional[Path], limit: int) -> Optional[bytes]:
+    """p's bytes when p is a trusted entry in a trusted directory; None (warned once when untrusted) otherwise."""
+    if p is None or not _private_dir(p.parent, create=False):
+        return None
+    try:
+        return read_regular(p, limit, private=True)
+    except UntrustedError as e:
+        warn_once(f"ignoring cache entry {e}")
+    except OSError:
+        pass   # absent, unreadable, a FIFO or a device: a miss
+    return None
+
+
 def _write(path: Path, data: bytes) -> None:
-    if not _private_dir(path.parent):
+    if not _private_dir(path.parent, create=True):
         return
     tmp = None
     try:
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=path.name, suffix=".tmp")   # mode 0600
         with os.fdopen(fd, "wb") as f:
             f.write(data)
         os.replace(tmp, path)
@@ -126,25 +179,36 @@ def _write(path: Path, data: bytes) -> None:
                 pass
 
 
-def load_kernel(key: str) -> Optional[bytes]:
-    """The bundle kept under key, or None when absent, unreadable, or not exactly what store_kernel wrote."""
+def load_kernel(key: str, identity: dict[str, str]) -> Optional[tuple[bytes, dict[str, Any]]]:
+    """The bundle kept under key and the identity stored with it, or None when absent, untrusted, not exactly what
+    store_kernel wrote, or made for another kernel: the stored identity must hold key and every item of identity."""
     p = _path("triton", key, ".trdb")
-    if p is None:
+    data = _read_entry(p, _KERNEL_MAX)
+    if data is None:
         return None
+    head, sep, rest = data.partition(b"\n")
+    if not sep or not head.startswith(_MAGIC) or head[len(_MAGIC):] != hashlib.sha256(rest).hexdigest().encode():
+        return None   # damaged, or written by another version: compiled again and replaced
+    line, _, body = rest.partition(b"\n")
     try:
-        data = read_regular(p, _KERNEL_MAX)
-    except OSError:
+        held = json.loads(line)
+    except ValueError:
         return None
-    head, sep, body = data.partition(b"\n")
-    if not sep or not head.startswith(_MAGIC) or head[len(_MAGIC):] != hashlib.sha256(body).hexdigest().encode():
+    want = dict(identity, key=key)
+    wrong = sorted(k for k, v in want.items() if not isinstance(held, dict) or held.get(k) != v)
+    if wrong:
+        warn_once(f"ignoring cache entry {p}: it holds another kernel than its name says ({', '.join(wrong)} "
+                   f"differ{'s' if len(wrong) == 1 else ''}); compiling again")
         return None
-    return body
+    return body, held
 
 
-def store_kernel(key: str, bundle: bytes) -> None:
+def store_kernel(key: str, identity: dict[str, Any], bundle: bytes) -> None:
+    """Keeps bundle under key with its identity (load_kernel checks both)."""
     p = _path("triton", key, ".trdb")
     if p is not None:
-        _write(p, _MAGIC + hashlib.sha256(bundle).hexdigest().encode() + b"\n" + bundle)
+        rest = json.dumps(dict(identity, key=key), sort_keys=True).encode() + b"\n" + bundle
+        _write(p, _MAGIC + hashlib.sha256(rest).hexdigest().encode() + b"\n" + rest)
 
 
 def choice_path(key: str, arch: str) -> Optional[Path]:
@@ -154,9 +218,17 @@ def choice_path(key: str, arch: str) -> Optional[Path]:
 
 
 def load_choice(key: str, arch: str) -> Optional[dict[str, Any]]:
-    """The handler's record of a choice (candidates, choice, times_ms, device, ...), or None."""
+    """The handler's record of a choice (candidates, choice, times_ms, device, ...), or None: also when the file is
+    untrusted or names another key or arch than its name says."""
     p = choice_path(key, arch)
+    data = _read_entry(p, _CHOICE_MAX)
     try:
-        return json.loads(read_regular(p, _CHOICE_MAX)) if p is not None else None
-    except (OSError, ValueError):
+        rec = json.loads(data) if data is not None else None
+    except ValueError:
         return None
+    if not isinstance(rec, dict):
+        return None
+    if rec.get("key") != key or rec.get("arch") != arch:
+        warn_once(f"ignoring autotune choice {p}: it was made for key {rec.get('key')!r}, arch {rec.get('arch')!r}")
+        return None
+    return rec

@@ -7,9 +7,10 @@ a kernel (triton.runtime.jit.create_function_from_signature) sees arrays as
 objects with a dtype and a 16-byte aligned address, like the tensors it sees
 at a launch, so defaults, annotations, do_not_specialize, the value 1,
 divisibility, tuples, callables and strings behave as in Triton. Each target
-is compiled with triton.compile(ASTSource(...), target=GPUTarget(...)),
-turned into a trident kernel (its cubin/PTX or HSACO, its metadata and the
-launch signature) and kept in memory and on disk (cache.py); the targets of
+is compiled with triton.compile(ASTSource(...), target=GPUTarget(...)), its
+files checked (triton_cache.py: Triton serves its cache unchecked), turned
+into a trident kernel (its cubin/PTX or HSACO, its metadata and the launch
+signature) and kept in memory and on disk (cache.py); the targets of
 one call are combined into one bundle, and each device runs its own image.
 
 Targets (platforms.py) are chosen when a call is lowered, for the platform it
@@ -23,7 +24,6 @@ from __future__ import annotations
 import collections
 import contextlib
 import hashlib
-import json
 import os
 import re
 import shutil
@@ -43,6 +43,7 @@ from triton.runtime.jit import JITFunction, create_function_from_signature
 from .. import Kernel, TridentError
 from .. import version as trident_version
 from . import cache as _cache
+from . import triton_cache as _triton_cache
 from .dtypes import triton_dtype as _triton_dtype
 # the targets' names, for the layers above that reach them through this module
 from .platforms import CompileError, CpuKernels, Target, cpu_choice, override, platform_targets  # noqa: F401
@@ -649,39 +650,58 @@ def compile_for(fn: Any, t: Target, spec: Specialization, options: dict[str, Any
     hit = _compiled.get(key)
     if hit is not None:
         return hit
-    data = _cache.load_kernel(key)
-    if data is not None:
-        try:
-            k = Kernel(data)
-            return _compiled.put(key, Compiled(k, k.targets[0].metadata, key))
-        except Exception:
-            pass  # a damaged entry: compile again
+    identity = _identity(fn, t, options)
+    kept = _cached(key, identity)
+    if kept is not None:
+        return _compiled.put(key, kept)
     src_cls = _SerialGluonASTSource if is_gluon(fn) else _SerialASTSource
     src = src_cls(fn, signature, constexprs, attrs)
     _triton_key()
+
+    def run() -> Any:
+        return triton.compile(src, target=t.gpu_target(), options=dict(options))
+
     with compiling_for(t), LANGUAGE.shared():
-        ck = triton.compile(src, target=t.gpu_target(), options=dict(options))
+        ck, meta_text, meta, images = _triton_cache.compile_checked(run, src, t.gpu_target(), options,
+                                                                    fn.__name__, _IMAGES.get(t.backend, ()))
     _dump(fn, key, ck)
-    json_path = next(p for n, p in ck.metadata_group.items() if n.endswith(".json") and not n.startswith("__grp"))
-    with open(json_path) as f:
-        meta_text = f.read()
-    meta = json.loads(meta_text)
     sig = signature_text(launch_leaves(fn, spec, meta.get("tensordesc_meta")))
-    kernels = []
-    for ext in _IMAGES.get(t.backend, ()):
-        path = ck.metadata_group.get(f"{meta['name']}.{ext}")
-        if path is None:
-            continue
-        with open(path, "rb") as f:
-            image = f.read()
-        kernels.append(Kernel(image, name=meta["name"], signature=sig, metadata=meta_text,
-                              format=_FORMAT_OF_EXT[ext], target=t.trident_target))
+    kernels = [Kernel(image, name=meta["name"], signature=sig, metadata=meta_text, format=_FORMAT_OF_EXT[ext],
+                      target=t.trident_target) for ext, image in images]
     if not kernels:
         raise CompileError(f"kernel '{fn.__name__}' for {t}: Triton produced no image trident loads "
                            f"({sorted(ck.metadata_group)})")
     k = Kernel.combine(kernels) if len(kernels) > 1 else kernels[0]
-    _cache.store_kernel(key, k.bundle())
+    _cache.store_kernel(key, dict(identity, triton_hash=str(meta.get("hash", ""))), k.bundle())
     return _compiled.put(key, Compiled(k, meta, key))
+
+
+def _identity(fn: Any, t: Target, options: dict[str, Any]) -> dict[str, str]:
+    """What a disk cache entry of fn compiled for t must say it holds, beside its key: the kernel's name, Triton's
+    key of its source, the target and a digest of the options."""
+    opts = repr(sorted((k, _canonical(v)) for k, v in options.items() if k != "extern_libs"))
+    return {"kernel": fn.__name__, "source": source_key(fn), "target": t.trident_target,
+            "options": hashlib.sha256(opts.encode()).hexdigest()}
+
+
+def _cached(key: str, identity: dict[str, str]) -> Optional[Compiled]:
+    """The disk cache's kernel under key when it is the one identity names (its bundle's kernel too, with the hash
+    Triton gave the compilation); None (compile again) otherwise."""
+    kept = _cache.load_kernel(key, identity)
+    if kept is None:
+        return None
+    data, held = kept
+    try:
+        k = Kernel(data)
+    except Exception:
+        return None   # a damaged entry: compile again
+    meta = k.targets[0].metadata if k.targets else {}
+    if k.name != identity["kernel"] or meta.get("name") != identity["kernel"] or \
+            str(meta.get("hash", "")) != held.get("triton_hash"):
+        _cache.warn_once(f"ignoring the cache entry of key {key}: its bundle holds kernel {k.name!r} "
+                         f"(Triton hash {meta.get('hash')!r}), not what its identity says; compiling again")
+        return None
+    return Compiled(k, meta, key)
 
 
 def compile_ttir_inplace(fn: Any, t: Target, spec: Specialization, options: dict[str, Any],
