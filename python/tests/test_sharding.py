@@ -10,6 +10,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 
 import jax
 import jax.numpy as jnp
@@ -24,8 +25,9 @@ TESTS = str(SRC / "python" / "tests")
 
 
 def _children(platform, ndev, env_extra):
+    # a cache directory of its own: an autotuning choice another run left on disk would be taken from there
     env = dict(os.environ, PYTHONPATH=os.pathsep.join([PACKAGE_ROOT, TESTS]), XLA_PYTHON_CLIENT_PREALLOCATE="false",
-               TRIDENT_LOG="info", **env_extra)
+               TRIDENT_LOG="info", TRIDENT_CACHE_DIR=tempfile.mkdtemp(prefix="trident-sharding-"), **env_extra)
     r = subprocess.run([sys.executable, os.path.join(TESTS, "sharding_cases.py"), platform, str(ndev)], env=env,
                        capture_output=True, text=True, timeout=900)
     assert r.returncode == 0, r.stderr[-4000:]

@@ -91,9 +91,11 @@ def _abstract_eval(*avals: Any, call: Call, **_: Any) -> list:
     return [_ShapedArray(tuple(s.shape), s.dtype) for s in call.out_shapes]
 
 
-def _dce(used_outputs: list[bool], eqn: Any) -> tuple[list[bool], Any]:
-    """Never removed, and every operand stays used: the kernel may write memory or have other effects."""
+def _dce(used_outputs: list[bool], *rest: Any) -> tuple[list[bool], Any]:
+    """Never removed, and every operand stays used: the kernel may write memory or have other effects. The
+    equation comes last: (used_outputs, eqn) up to jax 0.11, (used_outputs, live_inputs, eqn) from 0.12."""
     del used_outputs
+    eqn = rest[-1]
     return [True] * len(eqn.invars), eqn
 
 
