@@ -538,7 +538,10 @@ static trd_status_t tune_first(trd_tuner_t *t, const trd_tuned_launch_t *tl, trd
         from = "the only variant";
     } else if ((claim = trd_tune_known_claim(mem, t->digest, &choice)) == 1) {
         from = "this process's memory";
-    } else if (path[0] && trd_tune_file_load(kname, path, t->n, t->digest_hex, &choice)) {
+    } else if (path[0] && trd_tune_file_load(kname, dir, path,
+                                             &(struct trd_tune_record){.key_sha256 = key_hex, .arch = dev->arch,
+                                                                       .n = t->n, .digest = t->digest_hex},
+                                             &choice)) {
         from = path;
         trd_tune_known_put(mem, t->digest, choice);
         claim = -1;

@@ -2,7 +2,8 @@
 /* tune_keep.c: where a tuner's choices are kept beyond the tuner (core/tune.c): in this process's memory, by the
  * choice's name and the variants' digest, where threads and devices of one arch that start one key at once wait
  * for the first one's benchmark; and in a file of the runtime's cache directory for later processes, which is
- * only believed when it is one trident wrote for exactly these variants. */
+ * only believed when it is one trident wrote for exactly these variants, this key and this arch, and only this
+ * user may have written it (base/file.h's private files, as every cache of trident). */
 #include <errno.h>
 #include <jansson.h>
 #include <math.h>
@@ -120,11 +121,14 @@ void trd_tune_known_put(const char *name, const uint8_t digest[32], uint32_t cho
 
 /* ------------------------------------------------------- choices on disk */
 
-int trd_tune_file_load(const char *kname, const char *path, uint32_t n, const char *digest_hex, uint32_t *choice)
+int trd_tune_file_load(const char *kname, const char *dir, const char *path, const struct trd_tune_record *want,
+                       uint32_t *choice)
 {
     char *text, msg[1024];
     size_t size;
-    trd_status_t st = trd_file_load(path, TUNE_FILE_MAX, &text, &size, msg, sizeof msg);
+    trd_status_t st = trd_file_dir_private(dir, msg, sizeof msg);
+    if (st == TRD_OK)
+        st = trd_file_load_private(path, TUNE_FILE_MAX, &text, &size, msg, sizeof msg);
     if (st == TRD_ERR_NOT_FOUND)
         return 0;
     if (st != TRD_OK) {
@@ -137,15 +141,22 @@ int trd_tune_file_load(const char *kname, const char *path, uint32_t n, const ch
     json_t *f = json_object_get(root, "format"), *ver = json_object_get(root, "version");
     json_t *jn = json_object_get(root, "variants"), *d = json_object_get(root, "digest");
     json_t *ch = json_object_get(root, "choice");
+    const char *key = json_string_value(json_object_get(root, "key_sha256"));
+    const char *arch = json_string_value(json_object_get(root, "arch"));
     int ok = 0;
     if (!json_is_object(root) || !json_is_string(f) || strcmp(json_string_value(f), "trident-tune") ||
         !json_is_integer(ver) || json_integer_value(ver) != TUNE_FILE_VERSION || !json_is_integer(jn) ||
-        !json_is_string(d) || !json_is_integer(ch) || json_integer_value(ch) < 0 ||
+        !json_is_string(d) || !json_is_integer(ch) || !key || !arch || json_integer_value(ch) < 0 ||
         json_integer_value(ch) >= json_integer_value(jn))
         trd_log(TRD_LOG_WARN, "tune: kernel '%s': ignoring %s, which is not a choice trident wrote (%s); "
                               "benchmarking again and replacing it",
                 kname, path, root ? "fields missing or out of range" : jerr.text);
-    else if (json_integer_value(jn) != n || strcmp(json_string_value(d), digest_hex))
+    else if (strcmp(key, want->key_sha256) || strcmp(arch, want->arch ? want->arch : ""))
+        /* a file proves what it holds, not only its name (a copied or renamed file is another key's choice) */
+        trd_log(TRD_LOG_WARN, "tune: kernel '%s': ignoring %s, which holds the choice of key %s on arch '%s', not "
+                              "its name's; benchmarking again",
+                kname, path, key, arch);
+    else if (json_integer_value(jn) != want->n || strcmp(json_string_value(d), want->digest))
         trd_log(TRD_LOG_INFO, "tune: kernel '%s': %s was chosen among other variants; benchmarking again", kname,
                 path);
     else {
@@ -184,7 +195,8 @@ void trd_tune_file_store(const char *dir, const char *path, const struct trd_tun
     json_decref(root);
     char msg[1024] = "out of memory";
     trd_status_t st = text ? TRD_OK : TRD_ERR_NO_MEMORY;
-    if (st == TRD_OK && (st = trd_file_mkdirs(dir, 0700, msg, sizeof msg)) == TRD_OK)
+    if (st == TRD_OK && (st = trd_file_mkdirs(dir, 0700, msg, sizeof msg)) == TRD_OK &&
+        (st = trd_file_dir_private(dir, msg, sizeof msg)) == TRD_OK)
         st = trd_file_store(path, text, strlen(text), 0600, msg, sizeof msg);
     if (st != TRD_OK)
         trd_log(TRD_LOG_WARN, "tune: kernel '%s': cannot keep the choice in %s (%s); it is kept in this process's "

@@ -426,6 +426,26 @@ static void make_slow_choice(const char *path)
     p[10] = '2';
 }
 
+/* Another key's choice under this key's name (copied or renamed): ignored with a warning, replaced. */
+static void make_other_key(const char *path)
+{
+    char *p = strstr(kept, "\"key_sha256\": \"");
+    ck_assert(p != NULL);
+    char saved = p[15];
+    p[15] = saved == '0' ? '1' : '0';
+    FILE *f = fopen(path, "w");
+    fputs(kept, f);
+    fclose(f);
+    p[15] = saved;
+}
+
+/* Another user's or a group-writable file: not believed (a cache holds only what this user alone wrote). */
+static void make_group_writable(const char *path)
+{
+    make_slow_choice(path);
+    ck_assert_int_eq(chmod(path, 0666), 0);
+}
+
 /* Another tuner's (other variants): ignored without a warning, replaced. */
 static void make_foreign(const char *path)
 {
@@ -463,8 +483,10 @@ START_TEST(tuner_cache_files)
     ck_assert_msg(log_count("variant 0 of 3, from ") == 1, "%s", logged);
     /* garbage, a FIFO, a directory: ignored with a warning, the benchmark chooses; the file replaced but where a
      * directory stands (kept in memory then, said so) */
-    void (*bad[])(const char *) = {make_garbage, make_fifo, make_dir, make_foreign};
-    const char *warns[] = {"which is not a choice trident wrote", "FIFO", "directory", NULL};
+    void (*bad[])(const char *) = {make_garbage, make_fifo, make_dir, make_foreign, make_other_key,
+                                   make_group_writable};
+    const char *warns[] = {"which is not a choice trident wrote", "FIFO", "directory", NULL, "holds the choice of key",
+                           "ignoring the kept choice"};
     for (size_t i = 0; i < TU_LEN(bad); i++) {
         char tag[32];
         snprintf(tag, sizeof tag, "tune-bad%zu", i);
