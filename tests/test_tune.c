@@ -426,17 +426,26 @@ static void make_slow_choice(const char *path)
     p[10] = '2';
 }
 
-/* Another key's choice under this key's name (copied or renamed): ignored with a warning, replaced. */
-static void make_other_key(const char *path)
+/* What the first runtime kept, with the first character of a string field's value changed. */
+static void write_kept_changed(const char *path, const char *field)
 {
-    char *p = strstr(kept, "\"key_sha256\": \"");
-    ck_assert(p != NULL);
-    char saved = p[15];
-    p[15] = saved == '0' ? '1' : '0';
+    char needle[64];
+    snprintf(needle, sizeof needle, "\"%s\": \"", field);
+    char *p = strstr(kept, needle);
+    ck_assert_msg(p != NULL, "%s", kept);
+    p += strlen(needle);
+    char saved = *p;
+    *p = saved == '0' ? '1' : '0';
     FILE *f = fopen(path, "w");
     fputs(kept, f);
     fclose(f);
-    p[15] = saved;
+    *p = saved;
+}
+
+/* Another key's choice under this key's name (copied or renamed): ignored with a warning, replaced. */
+static void make_other_key(const char *path)
+{
+    write_kept_changed(path, "key_sha256");
 }
 
 /* Another user's or a group-writable file: not believed (a cache holds only what this user alone wrote). */
@@ -449,14 +458,7 @@ static void make_group_writable(const char *path)
 /* Another tuner's (other variants): ignored without a warning, replaced. */
 static void make_foreign(const char *path)
 {
-    char *p = strstr(kept, "\"digest\": \"");
-    ck_assert(p != NULL);
-    char saved = p[11];
-    p[11] = saved == '0' ? '1' : '0';
-    FILE *f = fopen(path, "w");
-    fputs(kept, f);
-    fclose(f);
-    p[11] = saved;
+    write_kept_changed(path, "digest");
 }
 
 static const char *home_dir(const char *tag)
