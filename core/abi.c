@@ -55,6 +55,14 @@ ABI_ASSERT(offsetof(trd_native_launch_t, profile_scratch_size) == 72);
 ABI_ASSERT(sizeof(trd_native_launch_t) == 80);
 ABI_ASSERT(offsetof(trd_param_info_t, name) == 16);
 ABI_ASSERT(sizeof(trd_param_info_t) == 32);
+ABI_ASSERT(offsetof(trd_bundle_variant_t, config) == 16);
+ABI_ASSERT(sizeof(trd_bundle_variant_t) == 32);
+ABI_ASSERT(offsetof(trd_variant_info_t, grid) == 24);
+ABI_ASSERT(sizeof(trd_variant_info_t) == 32);
+ABI_ASSERT(offsetof(trd_tuner_desc_t, num_written) == 28);
+ABI_ASSERT(sizeof(trd_tuner_desc_t) == 40);
+ABI_ASSERT(offsetof(trd_tuned_launch_t, launch) == 16);
+ABI_ASSERT(sizeof(trd_tuned_launch_t) == 40);
 #endif
 ABI_ASSERT(sizeof(trd_status_t) == 4);
 ABI_ASSERT(TRD_ERR_INTERNAL == 14);

@@ -110,6 +110,7 @@ struct trd_target {
     uint64_t size;
     uint8_t sha256[32];
     struct trd_meta meta; /* backend and arch live here */
+    uint32_t variant;     /* the compiled configuration it belongs to (0 in a kernel without variants) */
 };
 
 const char *trd_format_name(int32_t format);
@@ -138,7 +139,27 @@ struct trd_kernel_src {
     struct trd_signature sig;  /* count == 0 when the source has none */
     uint32_t ntargets;
     struct trd_target *targets;
+    uint32_t nvariants;        /* compiled configurations (a bundle's variants); 0 or 1: one */
+    char **configs;            /* nvariants of them (NULL entries: none said), or NULL */
+    char **grids;              /* nvariants launch dimensions rules (NULL entries: none), or NULL */
 };
+
+/* A variant's launch dimensions rule (core/grid_rule.c), compiled to a postfix program. */
+#define TRD_GRID_RULE_MAX_OPS 64
+struct trd_grid_rule {
+    uint32_t nops, ndims;
+    struct {
+        int32_t op;
+        int64_t value;
+    } ops[TRD_GRID_RULE_MAX_OPS];
+};
+/* "cdiv(M,BLOCK_M),cdiv(N,BLOCK_N)" over sig's integer parameters and config's NAME=integer pairs; TRD_ERR_FORMAT
+ * naming `what`, the rule and the place for one that does not parse or names something else. */
+trd_status_t trd_grid_rule_compile(const char *text, const struct trd_signature *sig, const char *config,
+                                   const char *what, struct trd_grid_rule *out);
+/* The grid for a launch's arguments (missing dimensions 1); no lock, no allocation. */
+trd_status_t trd_grid_rule_eval(const struct trd_grid_rule *rule, const trd_arg_t *args, uint32_t num_args,
+                                const char *kernel, uint32_t grid[3]);
 
 void trd_kernel_src_free(struct trd_kernel_src *src);
 /* The signature a host image declares for `entry` (TRD_HOST_KERNEL_SIGNATURE); *found = 0 when none. */
@@ -261,7 +282,48 @@ struct trd_kernel {
     _Atomic(struct trd_loaded *) *slots;  /* per runtime device */
     trd_status_t *load_status;   /* sticky load failures, per device */
     char **load_error;
+    /* A kernel of several compiled configurations is its variant 0; the others are kernels of their own, owned
+     * here (core/variant.c). */
+    uint32_t nvariants;          /* 1 for a kernel without variants */
+    trd_kernel_t **variants;     /* nvariants; [0] is the kernel itself */
+    char *config;                /* this variant's configuration text, or NULL */
+    char *grid_text;             /* this variant's launch dimensions rule, or NULL */
+    struct trd_grid_rule *grid_rule; /* compiled, or NULL */
 };
+
+/* ------------------------------------------------------------- tuning */
+
+/* Choices kept in the process (core/tune_keep.c), by name (the choice's file, or its name without a cache
+ * directory) and the variants' digest. claim: 1 with the choice known (*choice); 0 when this thread claimed it
+ * and must put or release it; -1 for no claim (another thread's benchmark is taking too long, or no memory). */
+int trd_tune_known_claim(const char *name, const uint8_t digest[32], uint32_t *choice);
+void trd_tune_known_release(const char *name);
+void trd_tune_known_put(const char *name, const uint8_t digest[32], uint32_t choice);
+struct trd_tune_record {
+    const char *kernel, *key_sha256, *arch, *device, *digest;
+    uint32_t n, choice;
+    const double *times;         /* n, INFINITY where a variant cannot run */
+    const char *const *configs;  /* n */
+};
+/* A choice's file (in dir): 1 with the choice it keeps for want's key, arch, n variants and digest; 0 when there
+ * is none to use (said why in the log: a warning for a file trident did not write, another key's or arch's, or
+ * one another user may have written). */
+int trd_tune_file_load(const char *kernel, const char *dir, const char *path, const struct trd_tune_record *want,
+                       uint32_t *choice);
+/* Writes the record to path (dir made first) atomically; a failure is a warning: the choice stays in memory. */
+void trd_tune_file_store(const char *dir, const char *path, const struct trd_tune_record *r);
+
+/* A kernel with nothing read yet (one variant: itself); NULL when out of memory. */
+trd_kernel_t *trd_kernel_new(trd_runtime_t *rt);
+/* Splits a source of several variants (src->nvariants > 1): *out gets variant v's targets, moved out of src
+ * (src keeps its other targets), with copies of its name, origin and signature and config. */
+trd_status_t trd_kernel_src_take_variant(struct trd_kernel_src *src, uint32_t v, struct trd_kernel_src *out);
+/* Builds k's variants 1.. from its source (k->src then keeps variant 0's targets); desc as trd_kernel_create's. */
+trd_status_t trd_kernel_variants_make(trd_kernel_t *k, const trd_kernel_desc_t *desc);
+/* Compiles k's grid rule text (variant v, for messages) once its signature is final. */
+trd_status_t trd_kernel_variant_rule(trd_kernel_t *k, uint32_t v);
+/* The steps of trd_kernel_create after the source is read (signature, options, device slots). */
+trd_status_t trd_kernel_finish(trd_kernel_t *k, const trd_kernel_desc_t *desc);
 
 /* Launch parameter arrays live on the stack: trd_kernel_create refuses kernels with more parameters. */
 #define TRD_MAX_LAUNCH_PARAMS 512

@@ -225,37 +225,34 @@ const char *trd_name_intern(const char *name)
     return i ? i->text : NULL;
 }
 
-TRD_API trd_status_t trd_kernel_create(trd_runtime_t *rt, const trd_kernel_desc_t *desc, trd_kernel_t **out)
+trd_kernel_t *trd_kernel_new(trd_runtime_t *rt)
 {
-    if (!rt || !desc || !out)
-        return trd_error_set(TRD_ERR_INVALID_ARGUMENT, "trd_kernel_create: NULL argument");
-    trd_status_t st = trd_struct_check(desc->struct_size, sizeof(trd_kernel_desc_t), "trd_kernel_desc_t");
-    if (st != TRD_OK)
-        return st;
     trd_kernel_t *k = calloc(1, sizeof *k);
     if (!k)
-        return trd_error_set(TRD_ERR_NO_MEMORY, "out of memory");
+        return NULL;
     k->rt = rt;
+    k->nvariants = 1;
     pthread_mutex_init(&k->load_lock, NULL);
-    if ((st = read_source(desc, &k->src)) != TRD_OK)
-        goto fail;
-    if (desc->path && !(k->src.origin = trd_strdup(desc->path))) {
-        st = trd_error_set(TRD_ERR_NO_MEMORY, "out of memory");
-        goto fail;
-    }
+    return k;
+}
+
+trd_status_t trd_kernel_finish(trd_kernel_t *k, const trd_kernel_desc_t *desc)
+{
+    trd_status_t st;
+    trd_runtime_t *rt = k->rt;
     if (desc->signature) {
         struct trd_signature given;
         char what[300];
         snprintf(what, sizeof what, "signature of kernel '%s'", k->src.name);
         if ((st = trd_signature_parse(desc->signature, what, &given)) != TRD_OK)
-            goto fail;
+            return st;
         if (k->src.sig.canonical) {
             struct trd_signature merged;
             snprintf(what, sizeof what, "kernel '%s'", k->src.name);
             st = trd_signature_merge(&k->src.sig, &given, what, &merged);
             trd_signature_free(&given);
             if (st != TRD_OK)
-                goto fail;
+                return st;
             given = merged;
         }
         trd_signature_free(&k->src.sig);
@@ -263,37 +260,52 @@ TRD_API trd_status_t trd_kernel_create(trd_runtime_t *rt, const trd_kernel_desc_
     }
     /* a host image declaring its signature: checked against the kernel's, or taken as it */
     if ((st = trd_host_signatures_check(&k->src)) != TRD_OK)
-        goto fail;
-    if (!k->src.sig.canonical) {
-        st = trd_error_set(TRD_ERR_INVALID_ARGUMENT,
-                           "kernel '%s': its signature is unknown (no Triton IR beside it): pass one, e.g. "
-                           "\"*fp32,*fp32,i32\"",
-                           k->src.name);
-        goto fail;
-    }
-    if (k->src.sig.num_params > MAX_LAUNCH_PARAMS) {
-        st = trd_error_set(TRD_ERR_LIMIT, "kernel '%s' has %u parameters, more than %d", k->src.name,
-                           k->src.sig.num_params, MAX_LAUNCH_PARAMS);
-        goto fail;
-    }
+        return st;
+    if (!k->src.sig.canonical)
+        return trd_error_set(TRD_ERR_INVALID_ARGUMENT,
+                             "kernel '%s': its signature is unknown (no Triton IR beside it): pass one, e.g. "
+                             "\"*fp32,*fp32,i32\"",
+                             k->src.name);
+    if (k->src.sig.num_params > MAX_LAUNCH_PARAMS)
+        return trd_error_set(TRD_ERR_LIMIT, "kernel '%s' has %u parameters, more than %d", k->src.name,
+                             k->src.sig.num_params, MAX_LAUNCH_PARAMS);
     if (desc->options) {
         if ((st = trd_options_copy(desc->options, &k->options)) != TRD_OK)
-            goto fail;
+            return st;
         if ((st = apply_launch_options(&k->src, k->options)) != TRD_OK)
-            goto fail;
+            return st;
     }
-    if (!(k->iname = trd_name_intern(k->src.name))) {
-        st = trd_error_set(TRD_ERR_NO_MEMORY, "out of memory");
-        goto fail;
-    }
+    if (!(k->iname = trd_name_intern(k->src.name)))
+        return trd_error_set(TRD_ERR_NO_MEMORY, "out of memory");
     k->ndev = rt->ndevices;
     k->slots = calloc(k->ndev ? k->ndev : 1, sizeof *k->slots);
     k->load_status = calloc(k->ndev ? k->ndev : 1, sizeof *k->load_status);
     k->load_error = calloc(k->ndev ? k->ndev : 1, sizeof *k->load_error);
-    if (!k->slots || !k->load_status || !k->load_error) {
+    if (!k->slots || !k->load_status || !k->load_error)
+        return trd_error_set(TRD_ERR_NO_MEMORY, "out of memory");
+    return TRD_OK;
+}
+
+TRD_API trd_status_t trd_kernel_create(trd_runtime_t *rt, const trd_kernel_desc_t *desc, trd_kernel_t **out)
+{
+    if (!rt || !desc || !out)
+        return trd_error_set(TRD_ERR_INVALID_ARGUMENT, "trd_kernel_create: NULL argument");
+    trd_status_t st = trd_struct_check(desc->struct_size, sizeof(trd_kernel_desc_t), "trd_kernel_desc_t");
+    if (st != TRD_OK)
+        return st;
+    trd_kernel_t *k = trd_kernel_new(rt);
+    if (!k)
+        return trd_error_set(TRD_ERR_NO_MEMORY, "out of memory");
+    if ((st = read_source(desc, &k->src)) != TRD_OK)
+        goto fail;
+    if (desc->path && !(k->src.origin = trd_strdup(desc->path))) {
         st = trd_error_set(TRD_ERR_NO_MEMORY, "out of memory");
         goto fail;
     }
+    if (k->src.nvariants >= 1 && (st = trd_kernel_variants_make(k, desc)) != TRD_OK)
+        goto fail;
+    if ((st = trd_kernel_finish(k, desc)) != TRD_OK || (st = trd_kernel_variant_rule(k, 0)) != TRD_OK)
+        goto fail;
     *out = k;
     return TRD_OK;
 fail:
@@ -319,6 +331,12 @@ TRD_API void trd_kernel_destroy(trd_kernel_t *k)
     free(k->slots);
     free(k->load_status);
     free(k->load_error);
+    for (uint32_t v = 1; v < k->nvariants && k->variants; v++)
+        trd_kernel_destroy(k->variants[v]);
+    free(k->variants);
+    free(k->config);
+    free(k->grid_text);
+    free(k->grid_rule);
     trd_options_destroy(k->options);
     trd_kernel_src_free(&k->src);
     pthread_mutex_destroy(&k->load_lock);

@@ -7,8 +7,9 @@
 # included), the demo, the CLI, the benchmark and the Python suite, writes the
 # logs to $OUT (or .device/out), and prints a summary table last.
 #
-#   scripts/gpu-check.sh [STEP...]     steps: tests demo cli bench bench-cli python xla perf record-probe
-#                                      record-python record-bench (default: tests demo cli bench python xla)
+#   scripts/gpu-check.sh [STEP...]     steps: tests demo tune cli bench bench-cli python xla perf record-probe
+#                                      record-python record-bench (default: tests demo tune cli bench
+#                                      python xla)
 #
 # record-* (the RECORD stage, issue 24; each fits one device call): record-probe prints whether XLA made kernel
 # nodes of trident's launches (scripts/record-probe.py's table and verdict); record-python runs the Python suite
@@ -34,7 +35,7 @@ for v in $(env | sed -n 's/^\(TRIDENT_[A-Za-z0-9_]*\)=.*/\1/p'); do unset "$v"; 
 # for the comparison) from .device/py when the machine lacks them.
 export TRIDENT_LIBRARY=$BUILD/core/.libs/libtrident.so.1
 export PYTHONPATH="$ROOT/python${PYTHONPATH:+:$PYTHONPATH}:$ROOT/.device/py"
-STEPS=${*:-tests demo cli bench python xla}
+STEPS=${*:-tests demo tune cli bench python xla}
 LOGS_KEEP=$LOGS
 LOGS=$(mktemp -d)   # one log a step here; $LOGS_KEEP gets all.log and the benchmark's
 SUMMARY=()
@@ -68,12 +69,16 @@ for s in $STEPS; do
     tests)
         for t in tests/cuda/test_cuda tests/cuda/test_cuda_tma tests/test_core tests/test_loader tests/test_host tests/test_options \
                  tests/test_config tests/test_cli tests/test_xla tests/test_prepared tests/test_drivers_common \
-                 tests/test_null_driver tests/doubles/test_double tests/hip/test_hip tests/hip/test_hip_real; do
+                 tests/test_null_driver tests/test_tune tests/doubles/test_double tests/hip/test_hip tests/hip/test_hip_real; do
             [ -x "$BUILD/$t" ] || continue
             step "$t" "$(basename "$t").log" bash -c "cd '$BUILD' && ./$t"
         done ;;
     demo)
         step "vadd_demo" demo.log bash -c "cd '$BUILD' && ./examples/vadd_demo examples/add_kernel.trdb 10000000" ;;
+    tune) # a Triton fp32 matmul at three sm90 configurations, tuned at run time (issue 26)
+        step "tune_matmul (sm90 variants)" tune.log bash -c "python3 '$ROOT/bench/make_tune_matmul.py' '$LOGS/mm.trdb' \
+            '$BUILD/tools/trident' && cd '$BUILD' && ./examples/tune_matmul '$LOGS/mm.trdb' 4096 4096 4096 && \
+            ./tools/trident run '$LOGS/mm.trdb' --tune buf:16777216:rand buf:16777216:rand buf:16777216 4096 4096 4096 -r 20" ;;
     cli)
         step "trident devices+drivers" cli.log bash -c "cd '$BUILD' && ./tools/trident devices && ./tools/trident drivers && ./tools/trident devices --json"
         step "trident run (cubin)" cli_run.log bash -c "cd '$BUILD' && ./tools/trident run examples/add_kernel.trdb -g 1000 buf:1024000:rand buf:1024000:seq buf:1024000 1024000 -r 100 -p 4 --check 'out_ptr==x_ptr+y_ptr'"

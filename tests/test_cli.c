@@ -414,6 +414,85 @@ START_TEST(info_and_bundle)
 }
 END_TEST
 
+/* bundle --variants: one variant an input, their signatures compared (both named when they differ); info lists the
+ * variants with their configurations and targets. */
+START_TEST(bundle_variants)
+{
+    char path[64] = "/tmp/trd_bundle_XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    ck_assert_int_eq(trident("bundle -o %s --variants %s %s", path, tu_fixture("cuda", "add_fp32"),
+                             tu_fixture("cuda", "add_fp16")),
+                     1);
+    ck_assert_msg(strstr(out, "add_fp16' has signature 'x_ptr:*fp16") && strstr(out, "add_fp32' has 'x_ptr:*fp32"),
+                  "%s", out);
+    ck_assert_int_eq(trident("bundle -o %s --variants --config A=1 %s %s", path, tu_fixture("cuda", "add_fp32"),
+                             tu_fixture("hip", "add_fp32")),
+                     0);
+    ck_assert_msg(strstr(out, "2 variants, 3 targets") != NULL, "%s", out);
+    ck_assert_int_eq(trident("info %s", path), 0);
+    ck_assert_msg(strstr(out, "variants 2\nvariant 0: A=1\n  target 0: cubin cuda:sm90") &&
+                      strstr(out, "variant 1: num_warps=4,num_stages=2,num_ctas=1\n  target 0: hsaco hip:gfx942"),
+                  "%s", out);
+    ck_assert_int_eq(trident("info --json %s", path), 0);
+    json_t *j = parse();
+    json_t *vs = json_object_get(j, "variants");
+    ck_assert_int_eq(json_array_size(vs), 2);
+    ck_assert_str_eq(json_string_value(json_object_get(json_array_get(vs, 0), "config")), "A=1");
+    ck_assert_int_eq(json_array_size(json_object_get(json_array_get(vs, 0), "targets")), 2);
+    ck_assert_int_eq(json_array_size(json_object_get(j, "targets")), 2); /* variant 0's */
+    json_decref(j);
+    ck_assert_int_eq(trident("bundle -o %s --config A=1 %s", path, tu_fixture("cuda", "add_fp32")), 2);
+    unlink(path);
+}
+END_TEST
+
+/* run --tune over a slow, a broken and a fast variant: a table with the broken one failed and the fast one chosen,
+ * then the fast one's run, its in-place output checked; --variant runs one (a broken one fails, exit 1). */
+START_TEST(run_tune_table)
+{
+    char path[64] = "/tmp/trd_bundle_XXXXXX";
+    int fd = mkstemp(path);
+    close(fd);
+    const char *so = tu_path("%s/tests/host/.libs", tu_builddir());
+    ck_assert_int_eq(trident("bundle -o %s --variants -n tune_kernel -s 'x:*fp32,n:i32,alpha:fp32' --config slow "
+                             "--config broken --config fast %s/tune_slow.so %s %s/tune_fast.so",
+                             path, so, tu_undeclared_kernel(), so),
+                     0);
+    const char *args = "-d host:0 -g 12 buf:3000:rand:7 3000 1.5 -r 5";
+    ck_assert_int_eq(trident("run %s --tune %s --check 'x==x*1.5+1'", path, args), 0);
+    ck_assert_msg(strstr(out, "variant  config") && strstr(out, "median_ms") && strstr(out, "ratio"), "%s", out);
+    char *row0 = strstr(out, "\n0 "), *row1 = strstr(out, "\n1 "), *row2 = strstr(out, "\n2 ");
+    ck_assert_msg(row0 && row1 && row2, "%s", out);
+    ck_assert_msg(strstr(row1, "broken") && strstr(row1, "failed: ") < row2 && strstr(row1, "failed: "), "%s", out);
+    ck_assert_msg(strstr(row2, "fast") && strstr(row2, "1.000  *"), "%s", out);
+    ck_assert_msg(strstr(out, "variant 2 of 3: fast") && strstr(out, "check x==x*1.5+1: 0 of 3000 elements differ"), "%s", out);
+    ck_assert_int_eq(trident("run %s --variant 0 %s --check 'x==x*1.5+1'", path, args), 0);
+    ck_assert_msg(strstr(out, "variant 0 of 3: slow") != NULL, "%s", out);
+    ck_assert_int_eq(trident("run %s --variant 1 %s", path, args), 1);
+    ck_assert_int_eq(trident("run %s --variant 3 %s", path, args), 2);
+    ck_assert_msg(strstr(out, "the kernel has 3 variants") != NULL, "%s", out);
+    ck_assert_int_eq(trident("run %s --tune --variant 0 %s", path, args), 2);
+    /* variants with grid rules: without -g each launches with its rule's grid */
+    ck_assert_int_eq(trident("bundle -o %s --variants -n tune_kernel -s 'x:*fp32,n:i32,alpha:fp32' --config BLOCK=256 "
+                             "--config BLOCK=256 --grid 'cdiv(n,BLOCK)' --grid 'cdiv(n,BLOCK)' %s/tune_slow.so "
+                             "%s/tune_fast.so",
+                             path, so, so),
+                     0);
+    ck_assert_int_eq(trident("info %s", path), 0);
+    ck_assert_msg(strstr(out, "variant 1: BLOCK=256; grid cdiv(n,BLOCK)") != NULL, "%s", out);
+    ck_assert_int_eq(trident("run %s --tune -d host:0 buf:3000:rand:7 3000 1.5 -r 3 --check 'x==x*1.5+1'", path), 0);
+    ck_assert_msg(strstr(out, "grid 12x1x1") && strstr(out, "0 of 3000 elements differ"), "%s", out);
+    ck_assert_int_eq(trident("bundle -o %s --variants -n tune_kernel -s 'x:*fp32,n:i32,alpha:fp32' --grid 'cdiv(n,B)' "
+                             "%s/tune_fast.so",
+                             path, so),
+                     1);
+    ck_assert_msg(strstr(out, "grid rule 'cdiv(n,B)': a name that is neither") != NULL, "%s", out);
+    ck_assert_int_eq(trident("run %s --variant x %s", path, args), 2);
+    unlink(path);
+}
+END_TEST
+
 /* ------------------------------------------------------ input reliability */
 
 /* Runs a shell command line (stderr joined to stdout) into `out`; returns the exit status. */
@@ -1183,6 +1262,8 @@ static Suite *suite(void)
     tcase_add_test(t, config_check_and_show);
     tcase_add_test(t, run_and_dump);
     tcase_add_test(t, info_and_bundle);
+    tcase_add_test(t, bundle_variants);
+    tcase_add_test(t, run_tune_table);
     suite_add_tcase(s, t);
     TCase *in = tcase_create("input");
     tcase_set_timeout(in, 300);

@@ -324,6 +324,94 @@ START_TEST(bundle_round_trip)
 }
 END_TEST
 
+/* A bundle of two variants (format version 2) whose manifest has `from` replaced by `to` (as long). */
+static trd_status_t variants_edited(const char *from, const char *to, struct trd_kernel_src *src)
+{
+    static const char a[] = "//\n.version 8.7\n.target sm_90a\n// a\n", b[] = "//\n.version 8.7\n.target sm_90a\n// b\n";
+    trd_bundle_target_t t[2] = {
+        {.struct_size = sizeof t[0], .format = TRD_FORMAT_PTX, .arch = "sm90", .image = a, .image_size = sizeof a - 1},
+        {.struct_size = sizeof t[1], .format = TRD_FORMAT_PTX, .arch = "sm90", .image = b, .image_size = sizeof b - 1},
+    };
+    trd_bundle_variant_t v[2] = {{.struct_size = sizeof v[0], .num_targets = 1, .targets = &t[0], .config = "BLOCK=64"},
+                                 {.struct_size = sizeof v[1], .num_targets = 1, .targets = &t[1]}};
+    void *data;
+    uint64_t size;
+    TU_OK(trd_bundle_write_variants("k", "x:*fp32", v, 2, &data, &size));
+    ck_assert_int_eq(((uint8_t *)data)[8], 2);
+    char *text = (char *)data, *at = NULL;
+    for (uint64_t i = 0; from && i + strlen(from) <= size && !at; i++)
+        if (!memcmp(text + i, from, strlen(from)))
+            at = text + i;
+    ck_assert_msg(!from || at, "the manifest has no %s", from);
+    if (at)
+        memcpy(at, to, strlen(to));
+    trd_status_t st = trd_bundle_read(data, size, "v.trdb", src);
+    trd_free(data);
+    return st;
+}
+
+START_TEST(bundle_variants_read)
+{
+    struct trd_kernel_src src;
+    TU_OK(variants_edited(NULL, NULL, &src));
+    ck_assert_uint_eq(src.nvariants, 2);
+    ck_assert_uint_eq(src.ntargets, 2);
+    ck_assert_uint_eq(src.targets[0].variant, 0);
+    ck_assert_uint_eq(src.targets[1].variant, 1);
+    ck_assert_str_eq(src.configs[0], "BLOCK=64");
+    ck_assert_ptr_null(src.configs[1]);
+    ck_assert_mem_eq(src.targets[1].image + 31, "// b", 4);
+    trd_kernel_src_free(&src);
+    TU_FAILS(variants_edited("\"variant\":1", "\"variant\":7", &src), TRD_ERR_FORMAT,
+             "v.trdb: target 1 needs 'variant', an integer 0 .. 1");
+    TU_FAILS(variants_edited("\"variant\":1", "\"variant\":0", &src), TRD_ERR_FORMAT,
+             "v.trdb: variant 1 has 0 targets; expected 1 .. 64");
+    TU_FAILS(variants_edited("\"variants\":", "\"variantz\":", &src), TRD_ERR_FORMAT, "needs 'variants'");
+    TU_FAILS(variants_edited("{\"config\":\"BLOCK=64\"}", "[\"config\",\"BLOCK=64\"]", &src), TRD_ERR_FORMAT,
+             "variant 0 must be an object");
+}
+END_TEST
+
+/* Launch dimensions rules: compiled against a signature and a config, evaluated on a launch's arguments. */
+START_TEST(grid_rules)
+{
+    struct trd_signature sig;
+    TU_OK(trd_signature_parse("a:*fp32,M:i32,N:u64,B:constexpr,x:fp32", "sig", &sig));
+    struct trd_grid_rule r;
+    TU_OK(trd_grid_rule_compile("max(cdiv(M, BM) * 2 - 1, 1) % 7, min(N, 3) + -1, (4)", &sig, "BM=16,num_warps=4",
+                                "v", &r));
+    trd_arg_t args[4] = {trd_arg_ptr(NULL), trd_arg_int(100), trd_arg_uint(10), trd_arg_float(1)};
+    uint32_t g[3];
+    TU_OK(trd_grid_rule_eval(&r, args, 4, "k", g));
+    ck_assert(g[0] == 6 && g[1] == 2 && g[2] == 4); /* cdiv(100,16)=7 -> 13 % 7 = 6; min(10,3)-1 = 2 */
+    TU_OK(trd_grid_rule_compile("M", &sig, NULL, "v", &r));
+    TU_OK(trd_grid_rule_eval(&r, args, 4, "k", g));
+    ck_assert(g[0] == 100 && g[1] == 1 && g[2] == 1);
+    TU_FAILS(trd_grid_rule_compile("cdiv(M,BN)", &sig, "BM=16", "v", &r), TRD_ERR_FORMAT, "neither an integer");
+    TU_FAILS(trd_grid_rule_compile("x", &sig, NULL, "v", &r), TRD_ERR_FORMAT, "not an integer scalar");
+    TU_FAILS(trd_grid_rule_compile("B", &sig, NULL, "v", &r), TRD_ERR_FORMAT, "not an integer scalar");
+    TU_FAILS(trd_grid_rule_compile("M +", &sig, NULL, "v", &r), TRD_ERR_FORMAT, "expected a number");
+    TU_FAILS(trd_grid_rule_compile("pow(M, 2)", &sig, NULL, "v", &r), TRD_ERR_FORMAT, "unknown function");
+    TU_FAILS(trd_grid_rule_compile("cdiv(M)", &sig, NULL, "v", &r), TRD_ERR_FORMAT, "expected ','");
+    TU_FAILS(trd_grid_rule_compile("1,1,1,1", &sig, NULL, "v", &r), TRD_ERR_FORMAT, "more than 3 dimensions");
+    TU_FAILS(trd_grid_rule_compile("M M", &sig, NULL, "v", &r), TRD_ERR_FORMAT, "expected ',' or the end");
+    TU_FAILS(trd_grid_rule_compile("", &sig, NULL, "v", &r), TRD_ERR_FORMAT, "expected a number");
+    char longer[400] = "1";
+    for (int i = 0; i < 70; i++)
+        strcat(longer, "+1");
+    TU_FAILS(trd_grid_rule_compile(longer, &sig, NULL, "v", &r), TRD_ERR_FORMAT, "longer than 64 steps");
+    TU_OK(trd_grid_rule_compile("M / Z", &sig, "Z=0", "v", &r));
+    TU_FAILS(trd_grid_rule_eval(&r, args, 4, "k", g), TRD_ERR_INVALID_ARGUMENT, "divides by zero");
+    TU_OK(trd_grid_rule_compile("M * 4294967296", &sig, NULL, "v", &r));
+    TU_FAILS(trd_grid_rule_eval(&r, args, 4, "k", g), TRD_ERR_INVALID_ARGUMENT, "programs along dimension 0");
+    TU_OK(trd_grid_rule_compile("N * 4611686018427387904 * 4", &sig, NULL, "v", &r));
+    TU_FAILS(trd_grid_rule_eval(&r, args, 4, "k", g), TRD_ERR_INVALID_ARGUMENT, "overflows 64 bits");
+    TU_OK(trd_grid_rule_compile("M", &sig, NULL, "v", &r));
+    TU_FAILS(trd_grid_rule_eval(&r, args, 1, "k", g), TRD_ERR_INVALID_ARGUMENT, "argument 1, which is not an integer");
+    trd_signature_free(&sig);
+}
+END_TEST
+
 static void put32(uint8_t *p, uint32_t v)
 {
     for (int i = 0; i < 4; i++)
@@ -344,10 +432,12 @@ START_TEST(bundle_corrupt)
     /* truncated */
     TU_FAILS(trd_bundle_read(data, size - 10, "b.trdb", &src), TRD_ERR_FORMAT, "b.trdb");
     TU_FAILS(trd_bundle_read(data, 20, "b.trdb", &src), TRD_ERR_FORMAT, "not a trident bundle");
-    /* another version */
+    /* another version; version 2 needs its variants */
     memcpy(b, data, size);
+    put32(b + 8, 3);
+    TU_FAILS(trd_bundle_read(b, size, "b.trdb", &src), TRD_ERR_VERSION, "version 3 is not supported");
     put32(b + 8, 2);
-    TU_FAILS(trd_bundle_read(b, size, "b.trdb", &src), TRD_ERR_VERSION, "version 2 is not supported");
+    TU_FAILS(trd_bundle_read(b, size, "b.trdb", &src), TRD_ERR_FORMAT, "a version-2 bundle needs 'variants'");
     /* a manifest pointing past the end */
     memcpy(b, data, size);
     b[24] = 0xff;
@@ -1206,6 +1296,8 @@ static Suite *suite(void)
     tcase_add_test(t, metadata_bad);
     tcase_add_test(t, bundle_round_trip);
     tcase_add_test(t, bundle_corrupt);
+    tcase_add_test(t, bundle_variants_read);
+    tcase_add_test(t, grid_rules);
     tcase_add_test(t, triton_cache_entry);
     tcase_add_test(t, triton_cache_explicit_signature);
     tcase_add_test(t, triton_cache_unreadable_image);

@@ -481,11 +481,19 @@ START_TEST(bad_launches_refused)
 }
 END_TEST
 
+/* td_cuda's switch of whether its streams are being captured; *td is dlclose'd by the caller. */
+static int *capture_switch(void **td)
+{
+    *td = dlopen(tu_test_driver("td_cuda"), RTLD_NOW | RTLD_NOLOAD);
+    int *td_capturing = *td ? dlsym(*td, "td_capturing") : NULL;
+    ck_assert_msg(td_capturing != NULL, "the test driver td_cuda is not loaded");
+    return td_capturing;
+}
+
 START_TEST(capturing_and_tensor_maps)
 {
-    void *td = dlopen(tu_test_driver("td_cuda"), RTLD_NOW | RTLD_NOLOAD);
-    int *td_capturing = td ? dlsym(td, "td_capturing") : NULL;
-    ck_assert_msg(td_capturing != NULL, "the test driver td_cuda is not loaded");
+    void *td;
+    int *td_capturing = capture_switch(&td);
     trd_device_t *cuda;
     TU_OK(trd_runtime_device_find(rt, "cuda:0", &cuda));
     int token;
@@ -512,6 +520,64 @@ START_TEST(capturing_and_tensor_maps)
              "kernel 'k' argument 0 'a_desc': host:0's driver 'host' cannot encode tensor maps (TMA)");
     d.struct_size = 8;
     TU_FAILS(trd_device_tensor_map_encode(cuda, &d, map), TRD_ERR_VERSION, "trd_tensor_map_desc_t");
+}
+END_TEST
+
+static char logged[4096];
+
+static void on_log(void *user, int32_t level, const char *message)
+{
+    (void)user;
+    (void)level;
+    size_t n = strlen(logged);
+    snprintf(logged + n, sizeof logged - n, "%s\n", message);
+}
+
+/* A tuner's first launch while the stream is being captured (TRIDENT_1.5): variant 0, unbenchmarked, a warning
+ * once, nothing kept, so that the first launch outside a capture benchmarks. */
+START_TEST(tuner_while_capturing)
+{
+    void *td;
+    int *td_capturing = capture_switch(&td);
+    trd_device_t *cuda;
+    TU_OK(trd_runtime_device_find(rt, "cuda:0", &cuda));
+    trd_kernel_t *k;
+    trd_kernel_desc_t d = {.struct_size = sizeof d, .path = tu_fixture("cuda", "add_fp32")};
+    TU_OK(trd_kernel_create(rt, &d, &k));
+    trd_kernel_t *two[] = {k, k};
+    trd_tuner_desc_t td_desc = {.struct_size = sizeof td_desc, .flags = TRD_TUNER_MEMORY_ONLY, .variants = two,
+                                .num_variants = 2};
+    trd_tuner_t *tuner;
+    TU_OK(trd_tuner_create(&td_desc, &tuner));
+    int token;
+    trd_stream_t *s;
+    TU_OK(trd_stream_wrap(cuda, &token, &s));
+    void *x = (void *)(uintptr_t)0x1000;
+    trd_arg_t a[] = {trd_arg_ptr(x), trd_arg_ptr(x), trd_arg_ptr(x), trd_arg_int(16)};
+    trd_launch_t kl = {.struct_size = sizeof kl, .grid = {1, 1, 1}, .num_args = 4, .args = a, .stream = s};
+    trd_tuned_launch_t tl = {.struct_size = sizeof tl, .key = "captured", .key_size = 8, .launch = &kl};
+    logged[0] = '\0';
+    TU_OK(trd_log_set_level(TRD_LOG_INFO));
+    TU_OK(trd_log_set_callback(on_log, NULL));
+    *td_capturing = 1;
+    uint32_t v = 9;
+    TU_OK(trd_tuner_launch(tuner, &tl, &v));
+    ck_assert_uint_eq(v, 0);
+    v = 9;
+    TU_OK(trd_tuner_launch(tuner, &tl, &v));
+    ck_assert_uint_eq(v, 0);
+    *td_capturing = 0;
+    TU_OK(trd_tuner_launch(tuner, &tl, &v));
+    trd_log_set_callback(NULL, NULL);
+    trd_log_set_level(TRD_LOG_WARN);
+    const char *w = strstr(logged, "being captured");
+    ck_assert_msg(w && !strstr(w + 1, "being captured"), "one warning expected: %s", logged);
+    ck_assert_msg(!strstr(logged, "chosen by benchmark") || strstr(logged, "chosen by benchmark") > w, "%s", logged);
+    ck_assert_msg(strstr(logged, "chosen by benchmark") != NULL, "%s", logged);
+    trd_stream_destroy(s);
+    trd_tuner_destroy(tuner);
+    trd_kernel_destroy(k);
+    dlclose(td);
 }
 END_TEST
 
@@ -566,12 +632,21 @@ START_TEST(launch_path_takes_no_lock_and_allocates_nothing)
                        .native_stream = &token};
     TU_OK(trd_prepared_launch(p, &l)); /* warm: the device is open */
     TU_OK(trd_kernel_launch(k, &kl));
+    /* a tuner's launch of a known key (TRIDENT_1.5) */
+    trd_kernel_t *two[] = {k, k};
+    trd_tuner_desc_t td_desc = {.struct_size = sizeof td_desc, .flags = TRD_TUNER_MEMORY_ONLY, .variants = two,
+                                .num_variants = 2};
+    trd_tuner_t *tuner;
+    TU_OK(trd_tuner_create(&td_desc, &tuner));
+    trd_tuned_launch_t tl = {.struct_size = sizeof tl, .key = "k", .key_size = 1, .launch = &kl};
+    TU_OK(trd_tuner_launch(tuner, &tl, NULL)); /* the first chooses */
     allocs = locks = 0;
     void *dev_mem = (void *)&token;
     counting = 1;
     for (int i = 0; i < 1000; i++) {
         trd_prepared_launch(p, &l);
         trd_kernel_launch(k, &kl);
+        trd_tuner_launch(tuner, &tl, NULL);
         trd_device_memset(tdb, dev_mem, 0, sizeof token, s);
         trd_device_memcpy(tdb, dev_mem, dev_mem, sizeof token, TRD_COPY_DEVICE_TO_DEVICE, s);
         int32_t cap;
@@ -588,6 +663,7 @@ START_TEST(launch_path_takes_no_lock_and_allocates_nothing)
     ck_assert_mem_eq(rec->bytes[2], &o, sizeof o);
     dlclose(td);
     trd_stream_destroy(s);
+    trd_tuner_destroy(tuner);
     trd_prepared_destroy(p);
     trd_kernel_destroy(k);
     /* the host: its driver runs NULL-stream launches on its worker pool (whose lock is the driver's) */
@@ -628,6 +704,7 @@ static Suite *suite(void)
     tcase_add_test(t, bad_launches_refused);
     tcase_add_test(t, capturing_and_tensor_maps);
     tcase_add_test(t, event_on_default_stream);
+    tcase_add_test(t, tuner_while_capturing);
     tcase_add_test(t, launch_path_takes_no_lock_and_allocates_nothing);
     suite_add_tcase(s, t);
     return s;

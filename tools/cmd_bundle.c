@@ -14,23 +14,59 @@
 #define MAX_TARGETS 64
 
 static const char help[] =
-    "usage: trident bundle -o OUT [--name NAME] [--signature SIG] INPUT...\n\n"
+    "usage: trident bundle -o OUT [--name NAME] [--signature SIG] [--variants [--config TEXT]... [--grid RULE]...]\n"
+    "       INPUT...\n\n"
     "INPUT is a Triton cache entry (<name>.json or its directory: every image beside it, with its\n"
     "metadata and the signature read from <name>.ttir), or a raw image IMAGE[@ARCH[@METADATA.json]]\n"
     "(a host shared object, cubin, PTX, HSACO, SPIR-V or zebin; ARCH such as sm90, gfx942, x86_64).\n"
+    "--variants: each INPUT is one compiled configuration of the kernel (a variant, in that order), all of\n"
+    "one signature, chosen among at run time by a tuner (trident run --tune); --config gives the variants'\n"
+    "configuration texts in order (default: num_warps and num_stages from the metadata); --grid their launch\n"
+    "dimensions rules in order: 1 to 3 comma-separated integer expressions of the kernel's integer parameters\n"
+    "and the config's NAME=integer pairs ('cdiv(M,BLOCK_M),cdiv(N,BLOCK_N)'; + - * / %, cdiv, min, max).\n"
     "The bundle format is described in docs/bundle.md.\n";
+
+/* "num_warps=4,num_stages=3" from a target's Triton metadata; NULL when it says neither. */
+static char *config_of(const char *metadata)
+{
+    json_t *m = metadata ? json_loads(metadata, 0, NULL) : NULL;
+    char buf[128] = "";
+    size_t n = 0;
+    static const char *const keys[] = {"num_warps", "num_stages", "num_ctas", "maxnreg"};
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++) {
+        json_t *v = json_object_get(m, keys[i]);
+        if (json_is_integer(v) && n < sizeof buf)
+            n += (size_t)snprintf(buf + n, sizeof buf - n, "%s%s=%lld", n ? "," : "", keys[i],
+                                  (long long)json_integer_value(v));
+    }
+    json_decref(m);
+    return buf[0] ? strdup(buf) : NULL;
+}
 
 int cmd_bundle(int argc, char **argv)
 {
     static const struct option longs[] = {{"output", required_argument, NULL, 'o'}, {"name", required_argument, NULL, 'n'},
                                           {"signature", required_argument, NULL, 's'}, {"help", no_argument, NULL, 'h'},
+                                          {"variants", no_argument, NULL, 'V'}, {"config", required_argument, NULL, 'c'},
+                                          {"grid", required_argument, NULL, 'g'},
                                           {0, 0, 0, 0}};
     optind = 1;
     opterr = 0;
-    const char *out = NULL, *name = NULL, *sig = NULL;
-    int c;
+    const char *out = NULL, *name = NULL, *sig = NULL, *configs[MAX_TARGETS], *grids[MAX_TARGETS];
+    int c, variants = 0, nconfigs = 0, ngrids = 0;
     while ((c = getopt_long(argc, argv, "o:n:s:h", longs, NULL)) != -1) {
         switch (c) {
+        case 'V': variants = 1; break;
+        case 'c':
+            if (nconfigs == MAX_TARGETS)
+                return cli_usage("bundle", "more than %d --config", MAX_TARGETS);
+            configs[nconfigs++] = optarg;
+            break;
+        case 'g':
+            if (ngrids == MAX_TARGETS)
+                return cli_usage("bundle", "more than %d --grid", MAX_TARGETS);
+            grids[ngrids++] = optarg;
+            break;
         case 'o': out = optarg; break;
         case 'n': name = optarg; break;
         case 's': sig = optarg; break;
@@ -43,6 +79,9 @@ int cmd_bundle(int argc, char **argv)
     int ninputs = argc - optind;
     if (ninputs <= 0 || ninputs > MAX_TARGETS)
         return cli_usage("bundle", "expected 1 .. %d inputs", MAX_TARGETS);
+    if ((nconfigs || ngrids) && (!variants || nconfigs > ninputs || ngrids > ninputs))
+        return cli_usage("bundle", "--config and --grid give the configurations and grid rules of --variants, at "
+                                   "most one an input");
     trd_runtime_t *rt = cli_runtime();
     if (!rt)
         return CLI_FAIL;
@@ -50,7 +89,10 @@ int cmd_bundle(int argc, char **argv)
     trd_kernel_t *kernels[MAX_TARGETS] = {0};
     char *metas[MAX_TARGETS] = {0};
     trd_bundle_target_t targets[MAX_TARGETS];
-    uint32_t nt = 0;
+    trd_bundle_variant_t vars[MAX_TARGETS];
+    char *vconfigs[MAX_TARGETS] = {0};
+    const char *first_input = NULL;
+    uint32_t nt = 0, nv = 0;
     char *sigbuf = sig ? strdup(sig) : NULL, *namebuf = name ? strdup(name) : NULL;
     /* Two passes: cache entries first, so that their signature serves the raw images. */
     for (int pass = 0; pass < 2; pass++) {
@@ -62,7 +104,8 @@ int cmd_bundle(int argc, char **argv)
             struct stat st;
             int json = len > 5 && strcmp(in + len - 5, ".json") == 0, whole = stat(in, &st) == 0;
             int is_cache = (whole && S_ISDIR(st.st_mode)) || (json && (whole || !strchr(in, '@')));
-            if (is_cache != (pass == 0))
+            /* --variants: the inputs' order is the variants' */
+            if (variants ? pass == 1 : is_cache != (pass == 0))
                 continue;
             /* IMAGE[@ARCH[@METADATA.json]], each part whole (a long one was cut) */
             char path[4096], arch[64] = "", meta_path[4096] = "";
@@ -89,8 +132,9 @@ int cmd_bundle(int argc, char **argv)
                 fprintf(stderr, "trident: cannot open '%s': %s\n", path, strerror(errno));
                 goto done;
             }
-            trd_kernel_desc_t d = {.struct_size = sizeof d, .path = path, .name = namebuf, .signature = sigbuf,
-                                   .metadata = meta};
+            /* a variant's cache entry keeps its own signature, compared with the first's below */
+            trd_kernel_desc_t d = {.struct_size = sizeof d, .path = path, .name = namebuf,
+                                   .signature = variants && is_cache ? sig : sigbuf, .metadata = meta};
             if (!is_cache) {
                 d.source = TRD_SOURCE_IMAGE;
                 if (arch[0]) {
@@ -131,6 +175,14 @@ int cmd_bundle(int argc, char **argv)
                 fprintf(stderr, "trident: '%s' holds kernel '%s', the bundle is for '%s'\n", in, ki.name, namebuf);
                 goto done;
             }
+            if (variants && strcmp(sigbuf, ki.signature) != 0) {
+                fprintf(stderr, "trident: '%s' has signature '%s', '%s' has '%s': variants must share one signature\n",
+                        in, ki.signature, first_input ? first_input : "--signature", sigbuf);
+                goto done;
+            }
+            if (!first_input)
+                first_input = in;
+            uint32_t first_target = nt;
             for (uint32_t t = 0; t < ki.num_targets; t++) {
                 if (nt == MAX_TARGETS) {
                     rc = cli_usage("bundle", "more than %d targets", MAX_TARGETS);
@@ -144,20 +196,35 @@ int cmd_bundle(int argc, char **argv)
                                                     .metadata = is_cache || meta ? ti.metadata : NULL};
                 nt++;
             }
+            if (variants) {
+                const char *given = (int)nv < nconfigs ? configs[nv] : NULL;
+                vconfigs[nv] = given ? strdup(given) : config_of(targets[first_target].metadata);
+                vars[nv] = (trd_bundle_variant_t){.struct_size = sizeof vars[nv], .num_targets = nt - first_target,
+                                                  .targets = &targets[first_target], .config = vconfigs[nv],
+                                                  .grid = (int)nv < ngrids ? grids[nv] : NULL};
+                nv++;
+            }
         }
     }
     uint64_t size;
-    if (trd_bundle_write_file(out, namebuf, sigbuf, targets, nt, &size) != TRD_OK) {
+    trd_status_t wst = variants ? trd_bundle_write_variants_file(out, namebuf, sigbuf, vars, nv, &size)
+                                : trd_bundle_write_file(out, namebuf, sigbuf, targets, nt, &size);
+    if (wst != TRD_OK) {
         rc = cli_fail("writing '%s'", out);
         goto done;
     }
-    printf("%s: kernel %s (%s), %u target%s, %llu bytes\n", out, namebuf, sigbuf, nt, nt == 1 ? "" : "s",
-           (unsigned long long)size);
+    if (variants)
+        printf("%s: kernel %s (%s), %u variant%s, %u target%s, %llu bytes\n", out, namebuf, sigbuf, nv,
+               nv == 1 ? "" : "s", nt, nt == 1 ? "" : "s", (unsigned long long)size);
+    else
+        printf("%s: kernel %s (%s), %u target%s, %llu bytes\n", out, namebuf, sigbuf, nt, nt == 1 ? "" : "s",
+               (unsigned long long)size);
     rc = CLI_OK;
 done:
     for (int i = 0; i < MAX_TARGETS; i++) {
         trd_kernel_destroy(kernels[i]);
         free(metas[i]);
+        free(vconfigs[i]);
     }
     free(sigbuf);
     free(namebuf);

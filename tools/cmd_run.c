@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "tools/run.h"
+#include "tools/run_tune.h"
 
 static const char run_help[] =
     "usage: trident run KERNEL [options] ARG...\n\n"
@@ -40,6 +40,13 @@ static const char run_help[] =
     "      --bytes N           bytes one launch moves, for GB/s (default: the buffers' sizes summed,\n"
     "                          each read or written once; 0: no bandwidth)\n"
     "      --outputs first|last  the launch whose outputs are printed, dumped and checked (default first)\n"
+    "      --variant N         run variant N of a kernel of several (a bundle's compiled configurations,\n"
+    "                          'trident info' lists them; default 0); a variant with a grid rule launches\n"
+    "                          with the grid its rule gives for the arguments, unless -g is given\n"
+    "      --tune              launch every variant --warmup + --repeat times on the arguments as given,\n"
+    "                          print a table (variant, config, median_ms, ratio to the fastest, chosen;\n"
+    "                          on stderr with --json) and run the fastest; a variant that cannot load or\n"
+    "                          launch on the device is shown failed\n"
     "  -p, --print N           print the first N elements of every buffer: integers exactly, floats in\n"
     "                          the fewest digits that read back as the same element\n"
     "      --dump DIR          write every buffer to DIR/arg<i>.bin (DIR must exist)\n"
@@ -185,7 +192,7 @@ static int make_buffers(struct run_state *st, const struct run_opts *o, trd_devi
     return 0;
 }
 
-static int run(struct run_state *st, struct run_opts *o)
+static int run(struct run_state *st, struct run_opts *o, const struct run_variant_opts *vo)
 {
     if (!(st->rt = cli_runtime()))
         return CLI_FAIL;
@@ -211,36 +218,52 @@ static int run(struct run_state *st, struct run_opts *o)
     if ((r = run_resolve_checks(o, st->params, nparams, st->specs)) != 0 ||
         (r = run_check_paths(o, st->params, st->specs)) != 0)
         return r;
+    trd_kernel_t *rk; /* the variant that runs */
+    if ((r = run_variant_pick(st->k, vo, &rk)) != 0)
+        return r;
     trd_device_t *dev = NULL;
     if (o->device) {
         if (trd_runtime_device_find(st->rt, o->device, &dev) != TRD_OK)
             return cli_fail("--device %s", o->device);
-    } else if (!(dev = pick_device(st->rt, st->k))) {
+    } else if (!(dev = pick_device(st->rt, rk))) {
         fprintf(stderr, "trident: no device can run '%s' (see 'trident info %s' and 'trident devices')\n", o->kernel,
                 o->kernel);
         return CLI_FAIL;
     }
-    if (o->noptions && (r = apply_options(st->rt, dev, o, &desc, &st->options, &st->k)) != 0)
+    if (o->noptions && ((r = apply_options(st->rt, dev, o, &desc, &st->options, &st->k)) != 0 ||
+                        (r = run_variant_pick(st->k, vo, &rk)) != 0))
         return r;
-    trd_kernel_get_info(st->k, &ki);
     uint64_t moved;
     if ((r = make_buffers(st, o, dev, &moved)) != 0)
         return r;
+    trd_launch_t launch = {.struct_size = sizeof launch, .grid = {o->grid[0], o->grid[1], o->grid[2]},
+                           .num_args = o->nargs, .args = st->args};
+    struct run_buffers rb = {.bufs = st->bufs, .result = st->result, .bytes = st->bytes, .n = o->nargs};
+    if (vo->tune && (r = run_tune(st->k, dev, &launch, o, vo, &rb, st->initial, &rk)) != 0)
+        return r;
+    if ((r = run_variant_grid(st->k, rk, vo, &launch)) != 0)
+        return r;
+    trd_kernel_get_info(rk, &ki);
+    memcpy(o->grid, launch.grid, sizeof o->grid); /* the report's */
+    uint32_t nv = 1;
+    trd_kernel_variant_count(st->k, &nv);
+    for (uint32_t i = 0; i < nv && nv > 1 && !o->json; i++) {
+        trd_variant_info_t vi;
+        if (!run_variant_info(st->k, i, &vi) && vi.kernel == rk)
+            printf("variant %u of %u%s%s\n", i, nv, *vi.config ? ": " : "", vi.config);
+    }
     trd_device_props_t dp = {.struct_size = sizeof dp};
     trd_device_get_props(dev, &dp);
     trd_load_info_t li = {.struct_size = sizeof li};
     double t0 = now_ms();
-    if (trd_kernel_load(st->k, dev, &li) != TRD_OK)
+    if (trd_kernel_load(rk, dev, &li) != TRD_OK)
         return cli_error();
     double load_ms = now_ms() - t0;
     if (!(st->times = calloc(o->repeat, sizeof *st->times))) {
         fprintf(stderr, "trident: out of memory\n");
         return CLI_FAIL;
     }
-    trd_launch_t launch = {.struct_size = sizeof launch, .grid = {o->grid[0], o->grid[1], o->grid[2]},
-                           .num_args = o->nargs, .args = st->args};
-    struct run_buffers rb = {.bufs = st->bufs, .result = st->result, .bytes = st->bytes, .n = o->nargs};
-    if ((r = run_launches(st->k, dev, &launch, o->warmup, o->repeat, o->after_last, &rb, st->times)) != 0)
+    if ((r = run_launches(rk, dev, &launch, o->warmup, o->repeat, o->after_last, &rb, st->times)) != 0)
         return r;
     struct run_stats stats;
     run_stats_of(st->times, o->repeat, &stats);
@@ -268,8 +291,11 @@ int cmd_run(int argc, char **argv)
     if (!o || !st) {
         fprintf(stderr, "trident: out of memory\n");
     } else {
-        rc = run_parse_options(argc, argv, o, run_help);
-        rc = rc < 0 ? CLI_OK : rc ? rc : run(st, o);
+        struct run_variant_opts vo;
+        rc = run_variant_options(&argc, argv, &vo);
+        if (!rc)
+            rc = run_parse_options(argc, argv, o, run_help);
+        rc = rc < 0 ? CLI_OK : rc ? rc : run(st, o, &vo);
     }
     if (st)
         run_state_free(st);

@@ -1044,6 +1044,126 @@ TRD_API trd_status_t trd_prepared_native(const trd_prepared_t *prepared, trd_pre
 
 /** @} */
 
+/* --------------------------------------------- variants and tuning (TRIDENT_1.5) */
+
+/** @name Kernels of several compiled configurations, chosen at run time (TRIDENT_1.5)
+ * A bundle may hold several variants of one kernel: compiled configurations (block sizes, num_warps, stages),
+ * each with its own images and metadata, sharing one signature. The kernel trd_kernel_create makes from it is
+ * its variant 0, so that a caller that knows nothing of variants launches that one; trd_kernel_variant gives
+ * the others. A tuner chooses among them at run time: the first launch for a (key, device arch) benchmarks every
+ * variant on the caller's stream and buffers, and later launches run the choice with no lock and no allocation.
+ * @{ */
+
+/** One variant of a bundle being written (trd_bundle_write_variants); read during the call only. */
+typedef struct trd_bundle_variant {
+    uint32_t struct_size;               /**< the caller's sizeof(trd_bundle_variant_t) */
+    uint32_t num_targets;               /**< entries of targets: 1 .. 64 */
+    const trd_bundle_target_t *targets; /**< this configuration's images (one a target) */
+    const char *config;                 /**< the configuration as text ("BLOCK_M=64,num_warps=4"), shown by `trident
+                                           info` and the tuning table; NULL for none */
+    const char *grid;                   /**< its launch dimensions rule, or NULL: 1 to 3 comma-separated integer
+                                           expressions of the kernel's integer parameters (by name) and the config's
+                                           NAME=integer pairs, with + - * / %, parentheses, cdiv, min and max
+                                           ("cdiv(M,BLOCK_M),cdiv(N,BLOCK_N)") */
+} trd_bundle_variant_t;
+
+/** Writes a bundle of 1 .. 64 variants of one kernel (docs/bundle.md, format version 2; one variant without a
+ * config is written as trd_bundle_write writes it) into a malloc'ed buffer the caller frees with trd_free().
+ * Errors as trd_bundle_write's, naming the variant. */
+TRD_API trd_status_t trd_bundle_write_variants(const char *name, const char *signature,
+                                               const trd_bundle_variant_t *variants, uint32_t num_variants,
+                                               void **data, uint64_t *size);
+/** The same bundle written atomically to `path`, as trd_bundle_write_file. */
+TRD_API trd_status_t trd_bundle_write_variants_file(const char *path, const char *name, const char *signature,
+                                                    const trd_bundle_variant_t *variants, uint32_t num_variants,
+                                                    uint64_t *size);
+/** *count = the kernel's variants (1 for a kernel of one configuration). */
+TRD_API trd_status_t trd_kernel_variant_count(const trd_kernel_t *kernel, uint32_t *count);
+/** One variant of a kernel (trd_kernel_variant); its strings and kernel live as long as the kernel asked. */
+typedef struct trd_variant_info {
+    uint32_t struct_size;   /**< the caller's sizeof(trd_variant_info_t) */
+    uint32_t index;         /**< the variant's index */
+    trd_kernel_t *kernel;   /**< the variant, owned by the kernel asked (the kernel itself for index 0): launched
+                               and loaded as any kernel */
+    const char *config;     /**< its configuration text, "" when the bundle gives none */
+    const char *grid;       /**< its launch dimensions rule (trd_bundle_variant_t.grid), "" when none */
+} trd_variant_info_t;
+
+/** Variant `index` of a kernel (0 is the kernel itself) into *info. TRD_ERR_NOT_FOUND past the last,
+ * TRD_ERR_VERSION for a struct_size too small. Thread-safe. */
+TRD_API trd_status_t trd_kernel_variant(trd_kernel_t *kernel, uint32_t index, trd_variant_info_t *info);
+/** The grid variant `index` launches with these arguments, by its launch dimensions rule (dimensions it does not
+ * give are 1). TRD_ERR_NOT_FOUND for a variant past the last or one without a rule, TRD_ERR_INVALID_ARGUMENT for
+ * an argument the rule reads that is no integer, a division by zero, or a dimension outside 0 .. 2^32-1. No lock,
+ * no allocation. *grid is written only on success. */
+TRD_API trd_status_t trd_kernel_variant_grid(const trd_kernel_t *kernel, uint32_t index, const trd_arg_t *args,
+                                             uint32_t num_args, uint32_t grid[3]);
+
+/** Chooses among variants at run time (trd_tuner_create). */
+typedef struct trd_tuner trd_tuner_t;
+
+/** The longest tuning key, in bytes. */
+#define TRD_TUNE_KEY_MAX 1024
+
+/** Flags of trd_tuner_desc_t. */
+enum trd_tuner_flags {
+    TRD_TUNER_MEMORY_ONLY = 1 /**< keep choices in this process only, not in the runtime's cache directory */
+};
+
+/** What a tuner chooses among; read during trd_tuner_create only. */
+typedef struct trd_tuner_desc {
+    uint32_t struct_size;             /**< the caller's sizeof(trd_tuner_desc_t) */
+    uint32_t flags;                   /**< enum trd_tuner_flags */
+    trd_kernel_t *kernel;             /**< its variants are the candidates (when variants is NULL) */
+    trd_kernel_t *const *variants;    /**< or: num_variants kernels of one runtime and one signature */
+    uint32_t num_variants;            /**< entries of variants (1 .. 64) */
+    uint32_t num_written;             /**< entries of written */
+    const uint32_t *written;          /**< the launch parameters (indices among a launch's arguments) the kernel
+                                         writes: pointers, saved before the benchmark and restored after each
+                                         variant, so that they come out as one launch leaves them */
+} trd_tuner_desc_t;
+
+/** One launch through a tuner; read during the call only. */
+typedef struct trd_tuned_launch {
+    uint32_t struct_size;             /**< the caller's sizeof(trd_tuned_launch_t) */
+    uint32_t key_size;                /**< bytes at key: 1 .. TRD_TUNE_KEY_MAX */
+    const void *key;                  /**< what the choice depends on, as the caller sees it (shapes, dtypes) */
+    const trd_launch_t *launch;       /**< arguments, stream or device, scratch and grid of every variant's launch */
+    const uint32_t *grids;            /**< NULL, or 3 a variant: each variant's grid in place of launch->grid (a
+                                         variant's block sizes decide its grid); NULL: a variant with a launch
+                                         dimensions rule (trd_kernel_variant_grid) launches with its rule's grid,
+                                         one without with launch->grid */
+    const uint64_t *written_bytes;    /**< NULL, or one a written parameter: its bytes, needed where its argument is
+                                         a TRD_ARG_PTR (a TRD_ARG_BUFFER's are the buffer's) */
+} trd_tuned_launch_t;
+
+/** Makes a tuner over a kernel's variants (or a list of kernels). The tuner borrows the kernels: destroy it
+ * first. TRD_ERR_INVALID_ARGUMENT, naming both, for variants whose signatures differ or that belong to two
+ * runtimes, and for a written index that is no pointer parameter. */
+TRD_API trd_status_t trd_tuner_create(const trd_tuner_desc_t *desc, trd_tuner_t **out);
+/** Releases a tuner; NULL is ignored. No launch through it may be in progress. */
+TRD_API void trd_tuner_destroy(trd_tuner_t *tuner);
+/** Launches the variant chosen for (key, the launch's device arch). At the first launch for a key and arch the
+ * choice is read from this process's memory, else from the runtime's cache directory (tune/ under
+ * trd_runtime_cache_dir; a file that is not one trident wrote for these variants is ignored with a warning and
+ * replaced), else made by a benchmark: every variant runs on the launch's stream and buffers (the written ones
+ * restored after each), a variant that cannot load or launch here counts as infinitely slow, and the fastest is
+ * kept in memory and on disk (written atomically). Threads that launch one key at once benchmark once: the
+ * others wait for its choice. While the stream is being captured into a graph no choice is made: variant 0 runs,
+ * a warning is logged once, and nothing is kept. Later launches for a known key take no lock and allocate
+ * nothing. *variant (may be NULL) is the variant launched. Errors: TRD_ERR_INVALID_ARGUMENT for a key empty or
+ * longer than TRD_TUNE_KEY_MAX, the launch's errors, or the first failure when no variant can run. */
+TRD_API trd_status_t trd_tuner_launch(trd_tuner_t *tuner, const trd_tuned_launch_t *launch, uint32_t *variant);
+/** Benchmarks every variant on the launch's stream and buffers, as trd_tuner_launch's first launch does, and
+ * keeps nothing: times_ms[i] (num_times entries, at least the variant count) is variant i's milliseconds a
+ * launch (INFINITY where it cannot run), *best (may be NULL) the fastest. The written buffers are restored: the
+ * call leaves them as they were. The key is not used. Fails only when no variant can run (with the first
+ * variant's error) or the written buffers cannot be saved or restored. */
+TRD_API trd_status_t trd_tuner_benchmark(trd_tuner_t *tuner, const trd_tuned_launch_t *launch, double *times_ms,
+                                         uint32_t num_times, uint32_t *best);
+
+/** @} */
+
 #ifdef __cplusplus
 }
 #endif

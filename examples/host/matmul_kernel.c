@@ -5,7 +5,9 @@
 
 #include <trident/host_kernel.h>
 
+#ifndef TILE /* examples/tune_matmul's variants build it at 16 and 64 too */
 #define TILE 32
+#endif
 
 TRD_HOST_KERNEL_SIGNATURE(matmul_kernel, "a:*fp32,b:*fp32,c:*fp32,M:i32,N:i32,K:i32");
 

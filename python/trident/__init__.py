@@ -25,7 +25,7 @@ from ._lib import (
     TridentError, check, lib, s, sized,
 )
 
-__all__ = ["__version__", "TridentError", "Kernel", "Param", "devices", "drivers", "options", "option_names", "is_option",
+__all__ = ["__version__", "TridentError", "Kernel", "Param", "Variant", "write_variants_bundle", "devices", "drivers", "options", "option_names", "is_option",
            "option_releases", "version", "library_path", "cache_dir"]
 
 _FORMATS = {0: "unknown", 1: "cubin", 2: "ptx", 3: "fatbin", 4: "hsaco", 5: "spirv", 6: "zebin", 7: "so"}
@@ -255,6 +255,19 @@ class Kernel:
         self._k = ctypes.c_void_p()
         check(L.trd_kernel_create(_runtime(), ctypes.byref(d), ctypes.byref(self._k)))
         self._destroy = L.trd_kernel_destroy
+        self._read()
+
+    @classmethod
+    def _borrowed(cls, handle: ctypes.c_void_p, owner: "Kernel") -> "Kernel":
+        """A kernel that `owner` owns (one of its variants): kept alive by it, never destroyed here."""
+        k = cls.__new__(cls)
+        k._k, k._destroy, k._owner = handle, None, owner
+        k._read()
+        return k
+
+    def _read(self):
+        L = lib()
+        self._tuners = {}
         info = sized(KernelInfo)
         check(L.trd_kernel_get_info(self._k, ctypes.byref(info)))
         self.name = s(info.name)
@@ -271,6 +284,8 @@ class Kernel:
     def __del__(self):
         # the function kept at creation: at interpreter shutdown this module's globals may already be None
         k, destroy = getattr(self, "_k", None), getattr(self, "_destroy", None)
+        for tuner in getattr(self, "_tuners", {}).values():  # they borrow the kernel: first
+            tuner.close()
         if k and destroy:
             destroy(k)
             self._k = None
@@ -308,6 +323,32 @@ class Kernel:
             need = [max(need[0], b.value), max(need[1], p.value)]
         return need[0], need[1]
 
+    @property
+    def variants(self) -> "list[Variant]":
+        """The kernel's compiled configurations (a bundle's variants; one, itself, for any other kernel): each a
+        Variant(index, config, kernel). The kernel itself is variant 0."""
+        return _tune.variants(self)
+
+    def tuned_launch(self, args: Sequence[Any], *, key: "bytes | str", grid: "int | Sequence[int] | None" = None,
+                     grids: "Sequence[Sequence[int]] | None" = None, written: Sequence[int] = (),
+                     device: Optional[str] = None) -> int:
+        """Launches the variant libtrident's tuner chooses for (key, the device's arch): the first launch of a key
+        benchmarks every variant on these arguments (the `written` ones, indices of launch parameters, saved and
+        restored around each), keeps the choice in memory and in the cache directory, and later launches run it.
+        args: one a launch parameter, buffers (anything with the buffer protocol: a numpy array, a bytearray) for
+        pointers, numbers for scalars; the written buffers get the launch's output. grid: every variant's, or
+        grids: one a variant (their block sizes decide), or neither where every variant has a launch dimensions
+        rule (Variant.grid). device: a selector ("host:0", "cuda:1"), default the
+        best device with an image. Returns the variant launched."""
+        return _tune.launch(self, args, key, grid, grids, written, device, benchmark=False)
+
+    def benchmark_variants(self, args: Sequence[Any], *, grid: "int | Sequence[int] | None" = None,
+                           grids: "Sequence[Sequence[int]] | None" = None, written: Sequence[int] = (),
+                           device: Optional[str] = None) -> list[float]:
+        """Every variant's milliseconds a launch on these arguments (inf where it cannot run), as a tuned launch's
+        benchmark measures them; nothing kept, the buffers left as given."""
+        return _tune.launch(self, args, None, grid, grids, written, device, benchmark=True)
+
     def bundle(self) -> bytes:
         """This kernel as a trident bundle (every target, its metadata and the signature)."""
         return write_bundle(self.name, self.signature, self.targets)
@@ -321,8 +362,17 @@ class Kernel:
         return Kernel(write_bundle(name or first.name, first.signature if signature is None else signature, targets))
 
 
-def write_bundle(name: str, signature: str, targets: Sequence[Target]) -> bytes:
-    L = lib()
+def write_variants_bundle(name: str, signature: str, variants: Sequence[Sequence[Target]],
+                          configs: Optional[Sequence[Optional[str]]] = None,
+                          grids: Optional[Sequence[Optional[str]]] = None) -> bytes:
+    """A bundle of several compiled configurations of one kernel (format version 2): variants[i] is variant i's
+    targets, configs[i] its configuration text (shown by `trident info`), grids[i] its launch dimensions rule
+    ("cdiv(M,BLOCK_M),cdiv(N,BLOCK_N)": integer parameters and the config's NAME=integer pairs)."""
+    return _tune.write_variants(name, signature, variants, configs, grids)
+
+
+def _target_array(targets: Sequence[Target]):
+    """The targets as a C array of trd_bundle_target_t, and what its pointers point into (keep it alive)."""
     arr = (BundleTarget * len(targets))()
     keep = []
     for i, t in enumerate(targets):
@@ -336,11 +386,23 @@ def write_bundle(name: str, signature: str, targets: Sequence[Target]) -> bytes:
         arr[i].image = ctypes.cast(img, ctypes.c_void_p)
         arr[i].image_size = len(t.image)
         arr[i].metadata = meta
-    data, size = ctypes.c_void_p(), ctypes.c_uint64()
-    check(L.trd_bundle_write(name.encode(), signature.encode(), arr, len(targets), ctypes.byref(data),
-                             ctypes.byref(size)))
+    return arr, keep
+
+
+def _take_bytes(data: ctypes.c_void_p, size: ctypes.c_uint64) -> bytes:
     try:
         return ctypes.string_at(data, size.value)
     finally:
-        L.trd_free(data)
+        lib().trd_free(data)
 
+
+def write_bundle(name: str, signature: str, targets: Sequence[Target]) -> bytes:
+    arr, _keep = _target_array(targets)
+    data, size = ctypes.c_void_p(), ctypes.c_uint64()
+    check(lib().trd_bundle_write(name.encode(), signature.encode(), arr, len(targets), ctypes.byref(data),
+                                 ctypes.byref(size)))
+    return _take_bytes(data, size)
+
+
+from . import _tune  # noqa: E402  (it uses Kernel)
+from ._tune import Variant  # noqa: E402

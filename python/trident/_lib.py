@@ -93,6 +93,11 @@ class BundleTarget(ctypes.Structure):
     ]
 
 
+class BundleVariant(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("num_targets", ctypes.c_uint32),
+                ("targets", ctypes.POINTER(BundleTarget)), ("config", ctypes.c_char_p), ("grid", ctypes.c_char_p)]
+
+
 class ArgValue(ctypes.Union):
     _fields_ = [("i", ctypes.c_int64), ("u", ctypes.c_uint64), ("f", ctypes.c_double), ("ptr", ctypes.c_void_p),
                 ("buffer", ctypes.c_void_p), ("bits", ctypes.c_uint64)]
@@ -109,6 +114,27 @@ class Launch(ctypes.Structure):
         ("num_args", ctypes.c_uint32), ("args", ctypes.POINTER(Arg)), ("stream", ctypes.c_void_p),
         ("device", ctypes.c_void_p), ("native_stream", ctypes.c_void_p), ("global_scratch", ctypes.c_void_p),
         ("profile_scratch", ctypes.c_void_p),
+    ]
+
+
+class VariantInfo(ctypes.Structure):
+    _fields_ = [("struct_size", ctypes.c_uint32), ("index", ctypes.c_uint32), ("kernel", ctypes.c_void_p),
+                ("config", ctypes.c_char_p), ("grid", ctypes.c_char_p)]
+
+
+class TunerDesc(ctypes.Structure):
+    _fields_ = [
+        ("struct_size", ctypes.c_uint32), ("flags", ctypes.c_uint32), ("kernel", ctypes.c_void_p),
+        ("variants", ctypes.POINTER(ctypes.c_void_p)), ("num_variants", ctypes.c_uint32),
+        ("num_written", ctypes.c_uint32), ("written", ctypes.POINTER(ctypes.c_uint32)),
+    ]
+
+
+class TunedLaunch(ctypes.Structure):
+    _fields_ = [
+        ("struct_size", ctypes.c_uint32), ("key_size", ctypes.c_uint32), ("key", ctypes.c_void_p),
+        ("launch", ctypes.POINTER(Launch)), ("grids", ctypes.POINTER(ctypes.c_uint32)),
+        ("written_bytes", ctypes.POINTER(ctypes.c_uint64)),
     ]
 
 
@@ -176,6 +202,17 @@ _PROTOTYPES = [
     ("trd_buffer_copy", c_status, [ctypes.c_void_p, ctypes.c_uint64, ctypes.c_void_p, ctypes.c_uint64, ctypes.c_uint64, ctypes.c_void_p]),
     ("trd_kernel_supports", c_status, [ctypes.c_void_p, ctypes.c_void_p, ctypes.POINTER(ctypes.c_int32)]),
     ("trd_kernel_launch", c_status, [ctypes.c_void_p, ctypes.POINTER(Launch)]),
+    # kernels of several variants and the tuner (TRIDENT_1.5)
+    ("trd_kernel_variant_count", c_status, [ctypes.c_void_p, ctypes.POINTER(ctypes.c_uint32)]),
+    ("trd_kernel_variant", c_status, [ctypes.c_void_p, ctypes.c_uint32, ctypes.POINTER(VariantInfo)]),
+    ("trd_bundle_write_variants", c_status, [ctypes.c_char_p, ctypes.c_char_p, ctypes.POINTER(BundleVariant),
+                                             ctypes.c_uint32, ctypes.POINTER(ctypes.c_void_p),
+                                             ctypes.POINTER(ctypes.c_uint64)]),
+    ("trd_tuner_create", c_status, [ctypes.POINTER(TunerDesc), ctypes.POINTER(ctypes.c_void_p)]),
+    ("trd_tuner_destroy", None, [ctypes.c_void_p]),
+    ("trd_tuner_launch", c_status, [ctypes.c_void_p, ctypes.POINTER(TunedLaunch), ctypes.POINTER(ctypes.c_uint32)]),
+    ("trd_tuner_benchmark", c_status, [ctypes.c_void_p, ctypes.POINTER(TunedLaunch), ctypes.POINTER(ctypes.c_double),
+                                       ctypes.c_uint32, ctypes.POINTER(ctypes.c_uint32)]),
 ]
 
 # libtrident_xla's (abi: xla/trident/xla.h)
