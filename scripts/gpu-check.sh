@@ -77,8 +77,8 @@ for s in $STEPS; do
         step "vadd_demo" demo.log bash -c "cd '$BUILD' && ./examples/vadd_demo examples/add_kernel.trdb 10000000" ;;
     tune) # a Triton fp32 matmul at three sm90 configurations, tuned at run time (issue 26)
         step "tune_matmul (sm90 variants)" tune.log bash -c "python3 '$ROOT/bench/make_tune_matmul.py' '$LOGS/mm.trdb' \
-            '$BUILD/tools/trident' && cd '$BUILD' && ./examples/tune_matmul '$LOGS/mm.trdb' 4096 4096 4096 && \
-            ./tools/trident run '$LOGS/mm.trdb' --tune buf:16777216:rand buf:16777216:rand buf:16777216 4096 4096 4096 -r 20" ;;
+            '$BUILD/tools/trident' && cd '$BUILD' && ./examples/tune_matmul '$LOGS/mm.trdb' 2048 2048 2048 && \
+            ./tools/trident run '$LOGS/mm.trdb' --tune buf:4194304:rand buf:4194304:rand buf:4194304 2048 2048 2048 -r 20" ;;
     cli)
         step "trident devices+drivers" cli.log bash -c "cd '$BUILD' && ./tools/trident devices && ./tools/trident drivers && ./tools/trident devices --json"
         step "trident run (cubin)" cli_run.log bash -c "cd '$BUILD' && ./tools/trident run examples/add_kernel.trdb -g 1000 buf:1024000:rand buf:1024000:seq buf:1024000 1024000 -r 100 -p 4 --check 'out_ptr==x_ptr+y_ptr'"
