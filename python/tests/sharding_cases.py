@@ -302,6 +302,14 @@ def errors_case(mesh):
         "unknown_factor": lambda x, y: add(x, y, kernel, sharding_rule=jt.ShardingRule("i, i -> i",
                                                                                  need_replication_factors=("j",))),
         "unknown_local_arg": lambda x, y: add(x, y, kernel, sharding_rule="i, i -> i", local_args=lambda x, y: {"m": 1}),
+        # the tutorial idiom with a captured global size: every shard would launch the whole call's programs
+        "grid_of_global_size": lambda x, y: jt.triton_call(
+            x, y, kernel=kernel, out_shape=x, n=x.size, BLOCK=1024, grid=lambda m: (triton.cdiv(n, m["BLOCK"]),),
+            sharding_rule="i, i -> i", local_args=lambda x, y: {"n": x.size}),
+        "out_names": lambda x, y: jt.triton_call(
+            x, y, kernel=kernel, out_shape=x, out_names=("out_ptr",), n=x.size, BLOCK=1024,
+            grid=lambda m: (triton.cdiv(m["n"], 1024),), sharding_rule="i, i -> i",
+            local_args=lambda x, y: {"n": x.size}),
     }
     out = {}
     for name, call in tries.items():

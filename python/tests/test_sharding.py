@@ -111,6 +111,8 @@ def test_export_refuses_and_names_the_way_that_exports(cpu_cases):
     ("operand_count", ["has 1 operand(s)", "2 array argument(s) (x_ptr, y_ptr)"]),
     ("unknown_factor", ["need_replication_factors names 'j', an unknown factor"]),
     ("unknown_local_arg", ["local_args returned 'm'", "not a parameter"]),
+    ("grid_of_global_size", ["grid callable gives (16,) for a shard as for the whole call", "'i' 8 ways"]),
+    ("out_names", ["out_names or a dict out_shape is not supported"]),
 ])
 def test_bad_rules_and_local_values_name_the_call_and_the_problem(cpu_cases, case, words):
     results, _ = cpu_cases

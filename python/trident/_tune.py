@@ -134,7 +134,12 @@ def launch(k: "Kernel", args: Sequence[Any], key, grid, grids, written: Sequence
         if not 0 <= w < len(params) or not params[w].is_pointer:
             raise ValueError(f"kernel '{k.name}': written parameter {w} is not a pointer parameter ({k.signature})")
     if not benchmark:
-        key = key.encode() if isinstance(key, str) else bytes(key)
+        if isinstance(key, str):
+            key = key.encode()
+        elif isinstance(key, (bytes, bytearray, memoryview)):
+            key = bytes(key)
+        else:
+            raise TypeError(f"kernel '{k.name}': a tuning key is a str or bytes, not {type(key).__name__}")
     nv = len(variants(k))
     g = _grids(k, nv, grid, grids)
     dev = _device(k, device)

@@ -224,8 +224,9 @@ def _partitioned_call(kernel: Any, args: tuple, rule: Any, local: Any, kw: dict[
             o["grid"] = local_grid
         return kernel_call(kernel, *a, **o)
 
-    return _sh.call(f"trident.jax.kernel_call of kernel '{ks[0].name}'", rule, local, tuple(args), {}, bind, names,
-                    kw["grid"], run, has_side_effect=bool(kw["has_side_effect"]), name=kw["name"] or "")
+    return _sh.call(f"trident.jax.kernel_call of kernel '{ks[0].name}'", rule, local, tuple(args), {}, bind,
+                    names[:len(args)], kw["grid"], run, has_side_effect=bool(kw["has_side_effect"]),
+                    name=kw["name"] or "")
 
 
 @dataclasses.dataclass(frozen=True)

@@ -114,6 +114,7 @@ def _kind_error(type_name: str, value: Any) -> Optional[str]:
     return None
 
 
+@functools.lru_cache(maxsize=None)
 def _stages(table: str) -> dict[str, str]:
     return {n: o["stage"] for n, o in _fields(table).items()}
 

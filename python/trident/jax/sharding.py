@@ -149,7 +149,8 @@ class Spec:
     fixed_grid: Optional[Any]           # a grid that is not a callable, else None
     local_args: Optional[Callable]
     run: Callable                       # run(args, kwargs, out_shapes or None[, grid]) -> the result pytree
-    params: frozenset                   # the kernel's parameter names
+    params: frozenset                   # the names local_args may return
+    grid_of: Optional[Callable] = None  # grid_of(args, kwargs): the grid a grid callable gives those arguments
 
     def substitute(self, arrays: Sequence[Any], overrides: Mapping[str, Any]) -> tuple:
         return substitute(self.args, self.kwargs, self.positions, arrays, overrides)
@@ -188,12 +189,14 @@ def is_array(v: Any) -> bool:
 def call(where: str, rule: Any, local_args: Optional[Callable], args: tuple, kwargs: dict,
          bind: Callable[[tuple, dict], Any], param_names: Sequence[str], grid: Any,
          run: Callable[[tuple, dict, Optional[list]], Any], *, has_side_effect: bool = False,
-         name: str = "") -> Any:
+         name: str = "", grid_of: Optional[Callable] = None) -> Any:
     """A rule-partitioned call: the arrays of (args, kwargs) are the operands, in parameter order.
 
     bind(args, kwargs): the call's arguments bound to parameter names, in parameter order (an OrderedDict).
     run(args, kwargs, out_shapes[, grid]): the call without a rule; out_shapes, where given, are the results'
-    local shapes in result order (local_out_shape puts them into the call's out_shape), grid a per-shard grid."""
+    local shapes in result order (local_out_shape puts them into the call's out_shape), grid a per-shard grid.
+    grid_of(args, kwargs): where the grid is a callable, what it gives for those arguments (arrays as their
+    shapes), so that a grid that ignores the shard (built from captured global sizes) is caught."""
     rule = as_rule(rule, where)
     parsed = parse(rule, where)
     if not jax.config.jax_use_shardy_partitioner:
@@ -228,6 +231,9 @@ def call(where: str, rule: Any, local_args: Optional[Callable], args: tuple, kwa
             if isinstance(v, _Slot):
                 order.append(v.index)
                 names.append(pname)
+    if len(order) != len(found):
+        raise ShardingRuleError(f"{where}: an array is given to a keyword that is not a parameter of the kernel: "
+                                f"with sharding_rule, every array argument is an operand of the rule")
     renumber = {old: new for new, old in enumerate(order)}
     for s in jax.tree_util.tree_leaves((s_args, s_kwargs), is_leaf=lambda v: isinstance(v, _Slot)):
         if isinstance(s, _Slot):
@@ -277,7 +283,7 @@ def call(where: str, rule: Any, local_args: Optional[Callable], args: tuple, kwa
     spec = Spec(where=where, rule=rule, parsed=parsed, operand_names=tuple(names), operand_shapes=op_shapes,
                 result_shapes=res_shapes, args=s_args, kwargs=s_kwargs, positions=s_positions,
                 scalars=scalars, fixed_grid=None if callable(grid) else grid, local_args=local_args, run=run,
-                params=frozenset(param_names))
+                params=frozenset(param_names), grid_of=grid_of if callable(grid) else None)
     outs = _prim.bind(operands, ShardedCall(spec), name=name, has_side_effect=has_side_effect)
     return jax.tree_util.tree_unflatten(tree, list(outs))
 
@@ -426,6 +432,18 @@ def local_values(spec: Spec, shapes: Sequence[Any], ways: Mapping[str, int]) -> 
             f"{spec.where}: the grid {spec.fixed_grid!r} is fixed, but this call splits {split}: give the grid "
             f"as a callable of the metaparameters or return 'grid' from local_args (unchanged if it does not "
             f"depend on the shard)")
+    if spec.grid_of is not None and "grid" not in overrides:
+        # a grid callable that gives the shard what it gives the whole call reads global sizes it captured
+        try:
+            whole = spec.grid_of(*spec.substitute(spec.operand_shapes, {}))
+            shard = spec.grid_of(*spec.substitute(shapes, overrides))
+        except Exception:   # it needs what only the lowering knows (an autotuner's config): the lowering checks it
+            whole = shard = None
+        if whole is not None and whole == shard:
+            raise ShardingRuleError(
+                f"{spec.where}: the grid callable gives {whole!r} for a shard as for the whole call, but this call "
+                f"splits {split}: it may read global sizes it captured; make it use the metaparameters local_args "
+                f"sets, or return 'grid' from local_args (unchanged if it does not depend on the shard)")
     return overrides
 
 

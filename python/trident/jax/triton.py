@@ -239,6 +239,11 @@ def _partitioned_call(args: tuple, kernel: Any, grid: Any, opts: dict[str, Any],
     fn = _c.jit_function(kernel)
     info = _param_info(fn)
     out_key = "out_type" if opts.get("out_type") is not None else "out_shape"
+    if opts.get("out_names") is not None or isinstance(opts.get(out_key), dict):
+        raise _sh.ShardingRuleError(
+            f"trident.jax.triton_call of kernel '{fn.__name__}': sharding_rule with out_names or a dict out_shape is "
+            f"not supported (their results come in parameter order); give out_shape as a shape or a sequence of "
+            f"shapes for the output parameters after the arguments")
 
     def bind(a: tuple, kw: dict) -> Mapping[str, Any]:
         try:
@@ -252,9 +257,21 @@ def _partitioned_call(args: tuple, kernel: Any, grid: Any, opts: dict[str, Any],
             o[out_key] = _sh.local_out_shape(o.get(out_key), outs)
         return _call(a, kernel, grid if local_grid is _UNSET else local_grid, o, kw)
 
+    def grid_of(a: tuple, kw: dict) -> Any:
+        """What a grid callable gives these arguments: the metaparameters as the lowering builds them (arrays as
+        their shapes), with an autotuner's first config."""
+        configs = getattr(kernel, "configs", None) or []
+        meta = {**dict(bind(a, kw)), **kw, **dict(getattr(configs[0], "kwargs", {}) if configs else {})}
+        return _c_grid(grid(meta))
+
     return _sh.call(f"trident.jax.triton_call of kernel '{fn.__name__}'", rule, local, args, kwargs, bind,
                     info.names, grid, run, has_side_effect=bool(opts.get("has_side_effect")),
-                    name=opts.get("name") or "")
+                    name=opts.get("name") or "", grid_of=grid_of)
+
+
+def _c_grid(g: Any) -> tuple:
+    """A grid as a tuple of ints, for comparing two."""
+    return tuple(int(x) for x in (g if isinstance(g, (tuple, list)) else (g,)))
 
 
 _DEFAULT_OPTIONS = ("num_warps", "num_stages", "num_ctas", "debug")
