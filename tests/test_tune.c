@@ -492,7 +492,8 @@ START_TEST(tuner_cache_files)
     for (size_t i = 0; i < TU_LEN(bad); i++) {
         char tag[32];
         snprintf(tag, sizeof tag, "tune-bad%zu", i);
-        ck_assert_uint_eq(launch_with_file(tag, name, bad[i]), 2);
+        uint32_t chosen = launch_with_file(tag, name, bad[i]);
+        ck_assert_msg(chosen == 2, "case %zu: variant %u chosen: %s", i, chosen, logged);
         ck_assert_msg(log_count("chosen by benchmark") == 1, "%s", logged);
         if (warns[i])
             ck_assert_msg(strstr(logged, warns[i]) != NULL, "case %zu: %s", i, logged);
