@@ -10,7 +10,13 @@ importable, through `floor` (the same cubin launched by the least an FFI
 handler can do, bench/ffi_floor.c: what any custom call costs), and XLA's own
 add (kept unfused with optimization_barrier); per-call time = chain time /
 256, and the time until the jitted call returned (before its result is
-ready). With XLA's command buffers (CUDA graphs) on and off: XLA_FLAGS is read
+ready). Then the same runs with inputs that move: each execution gets one of
+20 input sets (BENCH_XLA_MOVING_SETS; more than XLA's trace cache holds), so
+XLA must update every command of its command buffer (a kernel node's
+arguments, or a custom call traced again) before each execution; a path's
+update cost is its moving per-call time less its static one, compared with
+XLA's own kernel's. With XLA's command buffers (CUDA graphs) on and off:
+XLA_FLAGS is read
 at start-up, so each setting runs in fresh processes (3 each;
 BENCH_XLA_PROCESSES). Inside a process
 every path is compiled once and the paths' runs are interleaved (50 rounds,
@@ -64,6 +70,9 @@ def median(v):
 
 
 CHAIN = env_count("BENCH_XLA_CHAIN", 256)   # calls per jitted chain
+# inputs cycled by the moving run: more sets than XLA's trace cache holds (--xla_cmd_buffer_trace_cache_size, 16),
+# so that a command XLA traces is traced again at every execution and a kernel node is updated at every execution
+MOVING_SETS = env_count("BENCH_XLA_MOVING_SETS", 20)
 RUNS = env_count("BENCH_XLA_RUNS", 50)
 PROCESSES = env_count("BENCH_XLA_PROCESSES", 3)   # per setting
 N = 1024
@@ -160,6 +169,11 @@ def child() -> dict:
     y = jnp.asarray(np.random.default_rng(1).uniform(-1, 1, N).astype(np.float32))
     sds = jax.ShapeDtypeStruct(x.shape, x.dtype)
     want = np.asarray(x) + CHAIN * np.asarray(y)  # the chain adds y CHAIN times
+    # the moving run: each execution gets inputs at other addresses (y feeds every call of the chain, so every
+    # command of the command buffer must be updated); each set's result is checked once
+    sets = [(jnp.asarray(np.random.default_rng(10 + 2 * i).uniform(-1, 1, N).astype(np.float32)),
+             jnp.asarray(np.random.default_rng(11 + 2 * i).uniform(-1, 1, N).astype(np.float32)))
+            for i in range(MOVING_SETS)]
     fns, errors, max_err = {}, {}, {}
     for which in PATHS:
         try:
@@ -172,7 +186,13 @@ def child() -> dict:
         for _ in range(5):
             f(x, y).block_until_ready()
         fns[which] = f
+    for which, f in fns.items():
+        for sx, sy in sets:
+            got = np.asarray(f(sx, sy))
+            err = float(np.max(np.abs(got - (np.asarray(sx) + CHAIN * np.asarray(sy)))))
+            max_err[which] = max(max_err[which], err)
     times = {w: [] for w in fns}
+    moving = {w: [] for w in fns}
     dispatch = {w: [] for w in fns}
     order = list(fns)
     for r in range(RUNS if order else 0):
@@ -184,7 +204,15 @@ def child() -> dict:
             times[which].append((time.perf_counter() - t0) / CHAIN * 1e6)
             dispatch[which].append((t1 - t0) / CHAIN * 1e6)
             del out
+    # after the static rounds (whose inputs must stay put), the same interleaving with inputs that move
+    for r in range(RUNS if order else 0):
+        for which in order[r % len(order):] + order[:r % len(order)]:
+            sx, sy = sets[r % len(sets)]
+            t0 = time.perf_counter()
+            fns[which](sx, sy).block_until_ready()
+            moving[which].append((time.perf_counter() - t0) / CHAIN * 1e6)
     return {"median_us": {w: median(t) for w, t in times.items()},
+            "moving_us": {w: median(t) for w, t in moving.items()},
             "dispatch_us": {w: median(t) for w, t in dispatch.items()}, "max_abs_err": max_err, "errors": errors,
             "device": str(jax.devices()[0])}
 
@@ -332,28 +360,39 @@ def main():
     print(f"processes that ran: command buffers on {len(runs['on'])}, off {len(runs['off'])}")
     print()
     print("| command buffers | path | per call (median of processes) | per process | returned after, per call | "
-          "vs xla | vs jax-triton | max abs error |")
-    print("|---|---|---|---|---|---|---|---|")
+          "vs xla | vs jax-triton | inputs moving: per call | update cost a call | vs xla's | max abs error |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
 
     def ratio(cb, which, base):  # the median of the per-process ratios
         v = [r["median_us"][which] / r["median_us"][base] for r in runs[cb]
              if which in r["median_us"] and base in r["median_us"]]
         return f"{median(v):.2f}" if v else "-"
 
+    def update_cost(r, which):  # what moving inputs add to a call: XLA updating (or tracing again) its commands
+        return r["moving_us"][which] - r["median_us"][which]
+
+    def update_ratio(cb, which):  # the median of the per-process ratios of update costs
+        v = [update_cost(r, which) / update_cost(r, "xla") for r in runs[cb]
+             if which in r["moving_us"] and "xla" in r["moving_us"] and update_cost(r, "xla") > 0]
+        return f"{median(v):.2f}" if v else "-"
+
     for cb in ("on", "off"):
         if not runs[cb]:
-            print(f"| {cb} | - | - | - | - | - | - | not run: {(failures.get(cb) or ['?'])[-1]} |")
+            print(f"| {cb} | - | - | - | - | - | - | - | - | - | not run: {(failures.get(cb) or ['?'])[-1]} |")
             continue
         for which in PATHS:
             per = [r["median_us"][which] for r in runs[cb] if which in r["median_us"]]
             if not per:
                 why = next((r["errors"][which] for r in runs[cb] if which in r["errors"]), "?")
-                print(f"| {cb} | {which} | - | - | - | - | - | not run: {why} |")
+                print(f"| {cb} | {which} | - | - | - | - | - | - | - | - | not run: {why} |")
                 continue
             err = max(r["max_abs_err"][which] for r in runs[cb] if which in r["max_abs_err"])
             disp = median([r["dispatch_us"][which] for r in runs[cb] if which in r["dispatch_us"]])
+            mov = median([r["moving_us"][which] for r in runs[cb] if which in r["moving_us"]])
+            upd = median([update_cost(r, which) for r in runs[cb] if which in r["moving_us"]])
             print(f"| {cb} | {which} | {median(per):.2f} us | {' '.join(f'{v:.2f}' for v in per)} | {disp:.2f} us | "
-                  f"{ratio(cb, which, 'xla')} | {ratio(cb, which, 'jax-triton')} | {err:.2e} |")
+                  f"{ratio(cb, which, 'xla')} | {ratio(cb, which, 'jax-triton')} | {mov:.2f} us | {upd:.2f} us | "
+                  f"{update_ratio(cb, which)} | {err:.2e} |")
 
 
 if __name__ == "__main__":
