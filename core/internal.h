@@ -13,6 +13,7 @@
 #include <trident/trident.h>
 
 #include "base/error.h"
+#include "base/intern.h"
 #include "base/log.h"
 #include "base/selector.h"
 #include "base/sha256.h"
@@ -327,11 +328,6 @@ trd_status_t trd_kernel_finish(trd_kernel_t *k, const trd_kernel_desc_t *desc);
 
 /* Launch parameter arrays live on the stack: trd_kernel_create refuses kernels with more parameters. */
 #define TRD_MAX_LAUNCH_PARAMS 512
-
-/* A copy of name that lives until the process exits, the same pointer for
- * equal names (so the set stays as small as the distinct kernel names);
- * NULL when out of memory. */
-const char *trd_name_intern(const char *name);
 
 /* Loads (or returns) the kernel for a device: the launch slow path. */
 trd_status_t trd_kernel_loaded(trd_kernel_t *k, trd_device_t *dev, struct trd_loaded **out);
