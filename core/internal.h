@@ -76,6 +76,20 @@ const char *trd_scalar_name(int32_t type);
 void trd_param_info_of(const struct trd_param *p, trd_param_info_t *info);
 int32_t trd_scalar_parse(const char *name, size_t len);
 
+/* What the two signature parsers share (signature.c: Triton's notation; ttir.c: Triton IR). */
+/* A scalar by its MLIR spelling in Triton IR ("f32", "f8E5M2"): 1 and *type, or 0. */
+int trd_scalar_parse_ir(const char *t, size_t n, int32_t *type);
+/* A scalar's size in bytes (8 for a pointer; 0 for constexpr or an unknown type). */
+uint32_t trd_scalar_size(int32_t type);
+/* Makes p a pointer, depth levels deep, to the scalar base. */
+void trd_param_set_pointer(struct trd_param *p, uint32_t depth, int32_t base);
+/* Appends a zeroed parameter to sig (cap: its allocated length), refusing more than the parsers' limit. */
+trd_status_t trd_signature_push(struct trd_signature *sig, uint32_t *cap, const char *what);
+/* Fills in num_params and the canonical text once every parameter is read. */
+trd_status_t trd_signature_finish(struct trd_signature *sig, const char *what);
+/* A character of an identifier (letters, digits, '_'). */
+int trd_char_is_ident(char c);
+
 /* ------------------------------------------------------------- metadata */
 
 struct trd_meta {
