@@ -33,12 +33,8 @@ import numpy as np
 import triton.language as _tl
 
 from . import coords as _co
-from .errors import KernelCallError
+from .errors import BoundsError, KernelCallError
 from .triton_shims import FRONT_END
-
-
-class BoundsError(KernelCallError):
-    """A call whose kernel certainly reads or writes past the end of one of its arrays."""
 
 
 # a kernel's parsed source, as long as the kernel lives
