@@ -13,6 +13,7 @@
 #include <trident/trident.h>
 
 #include "base/error.h"
+#include "base/intern.h"
 #include "base/log.h"
 #include "base/selector.h"
 #include "base/sha256.h"
@@ -74,6 +75,20 @@ const char *trd_scalar_name(int32_t type);
 /* A launch parameter as trd_kernel_param_info describes it (its strings are p's). */
 void trd_param_info_of(const struct trd_param *p, trd_param_info_t *info);
 int32_t trd_scalar_parse(const char *name, size_t len);
+
+/* What the two signature parsers share (signature.c: Triton's notation; ttir.c: Triton IR). */
+/* A scalar by its MLIR spelling in Triton IR ("f32", "f8E5M2"): 1 and *type, or 0. */
+int trd_scalar_parse_ir(const char *t, size_t n, int32_t *type);
+/* A scalar's size in bytes (8 for a pointer; 0 for constexpr or an unknown type). */
+uint32_t trd_scalar_size(int32_t type);
+/* Makes p a pointer, depth levels deep, to the scalar base. */
+void trd_param_set_pointer(struct trd_param *p, uint32_t depth, int32_t base);
+/* Appends a zeroed parameter to sig (cap: its allocated length), refusing more than the parsers' limit. */
+trd_status_t trd_signature_push(struct trd_signature *sig, uint32_t *cap, const char *what);
+/* Fills in num_params and the canonical text once every parameter is read. */
+trd_status_t trd_signature_finish(struct trd_signature *sig, const char *what);
+/* A character of an identifier (letters, digits, '_'). */
+int trd_char_is_ident(char c);
 
 /* ------------------------------------------------------------- metadata */
 
@@ -327,11 +342,6 @@ trd_status_t trd_kernel_finish(trd_kernel_t *k, const trd_kernel_desc_t *desc);
 
 /* Launch parameter arrays live on the stack: trd_kernel_create refuses kernels with more parameters. */
 #define TRD_MAX_LAUNCH_PARAMS 512
-
-/* A copy of name that lives until the process exits, the same pointer for
- * equal names (so the set stays as small as the distinct kernel names);
- * NULL when out of memory. */
-const char *trd_name_intern(const char *name);
 
 /* Loads (or returns) the kernel for a device: the launch slow path. */
 trd_status_t trd_kernel_loaded(trd_kernel_t *k, trd_device_t *dev, struct trd_loaded **out);

@@ -201,30 +201,6 @@ static trd_status_t apply_launch_options(struct trd_kernel_src *src, const trd_o
     return TRD_OK;
 }
 
-/* Kernel names that streams and events may still refer to after their kernel
- * is gone (trd_stream.last_kernel): kept for the process. */
-struct interned {
-    struct interned *next;
-    char text[];
-};
-static pthread_mutex_t interned_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct interned *interned;
-
-const char *trd_name_intern(const char *name)
-{
-    pthread_mutex_lock(&interned_lock);
-    struct interned *i;
-    for (i = interned; i && strcmp(i->text, name) != 0; i = i->next)
-        ;
-    if (!i && (i = malloc(sizeof *i + strlen(name) + 1)) != NULL) {
-        strcpy(i->text, name);
-        i->next = interned;
-        interned = i;
-    }
-    pthread_mutex_unlock(&interned_lock);
-    return i ? i->text : NULL;
-}
-
 trd_kernel_t *trd_kernel_new(trd_runtime_t *rt)
 {
     trd_kernel_t *k = calloc(1, sizeof *k);

@@ -827,6 +827,21 @@ TRD_API trd_status_t trd_config_check_file(const char *path, uint32_t flags, trd
 
 /* ----------------------------------------------- what options.c reads */
 
+/* 1 when section is a [device "<selector>"] section (stored canonical, the quotes kept) whose selector matches
+ * the device. */
+static int device_section_matches(const char *section, const trd_device_props_t *props)
+{
+    if (strncmp(section, "device \"", 8) != 0)
+        return 0;
+    char sel[256];
+    size_t n = strlen(section + 8);
+    if (n == 0 || n - 1 >= sizeof sel)
+        return 0;
+    memcpy(sel, section + 8, n - 1); /* drop the closing quote */
+    sel[n - 1] = '\0';
+    return trd_props_match(props, sel) == 1;
+}
+
 const char *trd_config_device_value(const trd_config_t *c, const trd_device_props_t *props, const char *key,
                                     const char **origin)
 {
@@ -835,15 +850,7 @@ const char *trd_config_device_value(const trd_config_t *c, const trd_device_prop
     const char *found = NULL;
     for (uint32_t i = 0; i < c->n; i++) {
         const struct item *it = &c->items[i];
-        if (strncmp(it->section, "device \"", 8) != 0 || strcmp(it->key, key) != 0)
-            continue;
-        char sel[256];
-        size_t n = strlen(it->section + 8);
-        if (n == 0 || n - 1 >= sizeof sel)
-            continue;
-        memcpy(sel, it->section + 8, n - 1); /* drop the closing quote */
-        sel[n - 1] = '\0';
-        if (trd_props_match(props, sel) == 1) {
+        if (strcmp(it->key, key) == 0 && device_section_matches(it->section, props)) {
             found = it->value;
             if (origin)
                 *origin = it->origin;
@@ -868,16 +875,8 @@ trd_status_t trd_config_visit_options(const trd_config_t *c, const char *backend
             if (pass == 0 && strcmp(it->section, section) != 0)
                 continue;
             if (pass == 1) {
-                if (!props || strncmp(it->section, "device \"", 8) != 0 || strcmp(it->key, "driver") == 0 ||
-                    strcmp(it->key, "enabled") == 0)
-                    continue;
-                char sel[256];
-                size_t n = strlen(it->section + 8);
-                if (n == 0 || n - 1 >= sizeof sel)
-                    continue;
-                memcpy(sel, it->section + 8, n - 1);
-                sel[n - 1] = '\0';
-                if (trd_props_match(props, sel) != 1)
+                if (!props || strcmp(it->key, "driver") == 0 || strcmp(it->key, "enabled") == 0 ||
+                    !device_section_matches(it->section, props))
                     continue;
             }
             trd_status_t st = fn(ctx, it->key, it->value, it->origin);

@@ -86,6 +86,8 @@ extern const struct trd_option_table trd_table_host;
 extern const struct trd_option_table trd_table_runtime;
 extern const struct trd_option_table trd_table_driver;
 
+/* The table of a backend ("intel" names xpu's), or NULL without a message: a third-party backend has none. */
+const struct trd_option_table *trd_table_lookup(const char *backend);
 /* The table of a backend, or NULL (message set, with the nearest name). */
 const struct trd_option_table *trd_table_find(const char *backend);
 /* A row by name, or NULL. */

@@ -26,21 +26,19 @@ dtypes, compile (specialize, compile, bundle), call (kernel_call and the
 custom call's attributes; tma: tensor maps), lowering (a triton_call per
 platform; interpret: Triton's interpreter on the CPU platform, through
 host_ffi's Python FFI handler), triton (jax-triton's API), primitive (the
-primitive and its rules), protocol (the XLA protocol), cache.
+primitive and its rules), protocol (the XLA protocol), cache; errors holds
+the exceptions they raise.
 """
 from .._version import __version__  # noqa: F401 (trident's own version)
 from . import utils  # noqa: F401
-from .autotune import AutotuneError  # noqa: F401
 from .compile import TritonFunction, compile_ttir_inplace, host_twin  # noqa: F401
-from .coords import CoordinateError  # noqa: F401
-from .errors import KernelCallError  # noqa: F401
+from .errors import (AutotuneError, CompileError, CoordinateError, KernelCallError, OptionError,  # noqa: F401
+                     ShardingRuleError)
 from .call import kernel_call, normalize_grid, pack_scalar  # noqa: F401
 from .primitive import triton_kernel_call_p  # noqa: F401
 from .protocol import TARGET, register  # noqa: F401
-from .routing import OptionError  # noqa: F401
-from .platforms import (CompileError, Target, cpu_kernels, device_targets, get_compute_capability, target,  # noqa: F401
-                        targets)
-from .sharding import ShardingRule, ShardingRuleError  # noqa: F401
+from .platforms import Target, cpu_kernels, device_targets, get_compute_capability, target, targets  # noqa: F401
+from .sharding import ShardingRule  # noqa: F401
 from .tensordesc import TensorDescriptor  # noqa: F401
 from .triton import JTKernel, kernel, triton_call  # noqa: F401
 from .utils import cdiv, next_power_of_2, strides_from_shape  # noqa: F401

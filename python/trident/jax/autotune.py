@@ -41,13 +41,8 @@ import triton
 
 from .. import Kernel
 from . import compile as _c
-from .errors import KernelCallError
+from .errors import AutotuneError, KernelCallError
 from .routing import OptionError
-
-
-class AutotuneError(RuntimeError):
-    """No autotuner config is left to run (pruned away, or none compiles), or one failed as Triton's autotuner
-    would not skip it."""
 
 
 def _skipped_errors() -> tuple:

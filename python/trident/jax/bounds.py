@@ -32,13 +32,9 @@ from typing import Any, Mapping, Optional
 import numpy as np
 import triton.language as _tl
 
-from . import compile as _c
 from . import coords as _co
-from .errors import KernelCallError
-
-
-class BoundsError(KernelCallError):
-    """A call whose kernel certainly reads or writes past the end of one of its arrays."""
+from .errors import BoundsError, KernelCallError
+from .triton_shims import FRONT_END
 
 
 # a kernel's parsed source, as long as the kernel lives
@@ -47,8 +43,8 @@ _sources: "weakref.WeakKeyDictionary[Any, Optional[tuple]]" = weakref.WeakKeyDic
 
 def _parsed(fn: Any) -> Optional[tuple[ast.FunctionDef, dict, str, int]]:
     """(the def, its globals, its file's name, the line before its first) or None where its source is not at hand.
-    Parsed under the front end's lock (compile.py: CPython 3.11's parser is not safe on two threads)."""
-    with _c._front_end:
+    Parsed under the front end's lock (triton_shims.py: CPython 3.11's parser is not safe on two threads)."""
+    with FRONT_END:
         if fn in _sources:
             return _sources[fn]
         try:

@@ -36,6 +36,8 @@ import warnings
 from pathlib import Path
 from typing import Any, Optional
 
+from .errors import UntrustedError
+
 # An entry: a header line naming the sha256 of everything after it, the entry's identity (one line of JSON: its key
 # and its kernel's), then a trident bundle. An entry edited or damaged anywhere (the manifest included, not only the
 # images the bundle's own digests cover) is compiled again; one holding another kernel too.
@@ -65,10 +67,6 @@ def warn_once(msg: str) -> None:
     if msg not in _warned:
         _warned.add(msg)
         warnings.warn(f"trident.jax: {msg}", RuntimeWarning, stacklevel=3)
-
-
-class UntrustedError(OSError):
-    """A cache file or directory that someone other than this user could have written."""
 
 
 def _untrusted(st: os.stat_result) -> Optional[str]:

@@ -13,6 +13,11 @@ into a trident kernel (its cubin/PTX or HSACO, its metadata and the launch
 signature) and kept in memory and on disk (cache.py); the targets of
 one call are combined into one bundle, and each device runs its own image.
 
+What trident changes in Triton's internals, or works around there (the
+runtime driver its front end asks while compiling, torch imports, the
+front end's parsing on several threads), is triton_shims.py's: the module
+to audit on a Triton release.
+
 Targets (platforms.py) are chosen when a call is lowered, for the platform it
 is lowered for. On the CPU platform a kernel runs through a host twin (a
 native implementation registered with `host_twin`, whose declared signature
@@ -37,7 +42,6 @@ from typing import Any, Callable, Generic, Hashable, Iterable, Optional, Sequenc
 import numpy as np
 import triton
 import triton.language as tl
-from triton.backends.compiler import BaseBackend
 from triton.runtime.jit import JITFunction, create_function_from_signature
 
 from .. import Kernel, TridentError
@@ -47,11 +51,9 @@ from . import triton_cache as _triton_cache
 from .dtypes import triton_dtype as _triton_dtype
 # the targets' names, for the layers above that reach them through this module
 from .platforms import CompileError, CpuKernels, Target, cpu_choice, override, platform_targets  # noqa: F401
-
-try:  # Gluon (Triton >= 3.4)
-    from triton.experimental.gluon._runtime import GluonASTSource, GluonJITFunction
-except ImportError:  # pragma: no cover - older Triton
-    GluonASTSource = GluonJITFunction = None
+# what trident changes in, or works around in, Triton's internals (BinderDtype also for interpret.py)
+from .triton_shims import (FRONT_END, BinderDtype, GluonJITFunction, NoTorchHipBackend, SerialASTSource,
+                           SerialGluonASTSource, compiling_for, native_specialize_without_torch, triton_key_once)
 
 TRITON_VERSION = triton.__version__
 # (major, minor) of the installed release: the launch layout of host tensor descriptors follows it
@@ -206,28 +208,6 @@ def is_gluon(fn: Any) -> bool:
     return GluonJITFunction is not None and isinstance(fn, GluonJITFunction)
 
 
-class _NoTorchHipBackend:
-    """Triton's HIPBackend, except that the buffer-ops range check of a tensor
-    uses its ptr_range() without importing torch (Triton 3.6 imports torch there)."""
-
-    def __init__(self, backend: Any):
-        self._b = backend
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._b, name)
-
-    def get_tensor_specialization(self, arg: Any, **kwargs: Any) -> str:
-        ret = BaseBackend.get_tensor_specialization(arg, **kwargs)
-        try:
-            from triton import knobs
-            use = knobs.amd.use_buffer_ops
-        except Exception:  # pragma: no cover
-            use = False
-        if use and hasattr(arg, "ptr_range") and arg.ptr_range() <= 2**31 - 1:
-            ret += "S"
-        return ret
-
-
 _backends: dict[Target, Any] = {}   # one per target this process compiles for: bounded by them
 
 
@@ -239,7 +219,7 @@ def backend_of(t: Target) -> Any:
         except Exception as e:
             raise CompileError(f"target {t}: this Triton ({TRITON_VERSION}) has no backend for it: {e}") from e
         if t.backend == "hip":
-            b = _NoTorchHipBackend(b)
+            b = NoTorchHipBackend(b)
         _backends[t] = b
     return b
 
@@ -284,14 +264,6 @@ class ArgArray:
         return f"ArgArray(*{self.dtype})"
 
 
-class BinderDtype(tl.dtype):
-    """A Triton dtype with torch's is_floating_point, which Triton's TensorDescriptor checks for padding="nan"."""
-
-    @property
-    def is_floating_point(self) -> bool:
-        return self.is_floating()
-
-
 def binder_dtype(t: str) -> BinderDtype:
     """The tl.dtype of a Triton type name ("fp32", "i32"): tl.dtype names integers "int32", "uint8", "int1"."""
     return BinderDtype(("int" if t[0] == "i" else "uint") + t[1:] if t[0] in "iu" else t)
@@ -329,47 +301,10 @@ class Specialization:
         return {p: backend.parse_attr(get_iterable_path(self.attrvals, p)) for p in paths}
 
 
-_native_ready = False
-_native_lock = threading.Lock()
-
-
-@contextlib.contextmanager
-def _native_specialize_without_torch():
-    """Triton's native specialization (native_specialize_impl, behind the binder) of 3.6 and 3.7 imports torch the
-    first time it runs, only to recognise torch.Tensor quickly: seconds of a first call where torch is installed, for nothing,
-    since trident's arguments are never torch tensors. So its first run sees torch as not installed, unless torch
-    is already imported. Triton falls back to the data_ptr() path for torch tensors then, which gives the same
-    specialization (a program that uses torch with Triton directly later in the process loses only that fast path)."""
-    global _native_ready
-    if _native_ready:
-        yield
-        return
-    with _native_lock:
-        refuse = None if "torch" in sys.modules else _RefuseTorch()
-        if refuse is not None:
-            sys.meta_path.insert(0, refuse)
-        try:
-            yield
-        finally:
-            if refuse is not None:
-                sys.meta_path.remove(refuse)
-            _native_ready = True
-
-
-class _RefuseTorch:
-    """A meta path finder under which `import torch` fails as if torch were not installed."""
-
-    def find_spec(self, name: str, path: Any = None, target: Any = None) -> None:
-        if name == "torch" or name.startswith("torch."):
-            raise ModuleNotFoundError(f"No module named '{name}' (trident.jax: not while Triton specializes)",
-                                      name=name)
-        return None
-
-
 def specialize(fn: Any, t: Target, values: dict[str, Any], options: dict[str, Any]) -> Specialization:
     """Runs Triton's binder for target t on the call's values (arrays as ArgArray)."""
     try:
-        with _native_specialize_without_torch():
+        with native_specialize_without_torch():
             bound, spec, rest = binder(fn, t)(**values, **options)
     except TypeError as e:
         raise TypeError(f"kernel '{fn.__name__}': {e}") from None
@@ -451,31 +386,11 @@ def signature_text(leaves: Sequence[Leaf]) -> str:
 
 # ---------------------------------------------------------------- compiling
 
-# Triton's front end parses Python source (ast.parse) when it first hashes a function and in every make_ir.
-# CPython before 3.13 keeps the AST constructor's recursion depth in state its threads share; on 3.11 two
-# threads parsing at once may fail with "SystemError: AST constructor recursion depth mismatch" (CPython
-# gh-106905; seen in CI compiling an autotuner's configs side by side). What parses holds this lock; the
-# backend passes and ptxas, where compilation spends its time, still run side by side.
-_front_end = threading.RLock()
-
-
 def source_key(fn: Any) -> str:
     """fn.cache_key (a digest of fn's source and of what it calls), made under the front end's lock: Triton
     parses the sources the first time it is asked."""
-    with _front_end:
+    with FRONT_END:
         return fn.cache_key
-
-
-def _serial(src_cls: Any) -> Any:
-    """src_cls (ASTSource, GluonASTSource) whose make_ir, the step that parses the source, holds _front_end."""
-    def make_ir(self: Any, *args: Any, **kwargs: Any) -> Any:
-        with _front_end:
-            return src_cls.make_ir(self, *args, **kwargs)
-    return type(src_cls.__name__, (src_cls,), {"make_ir": make_ir, "__doc__": _serial.__doc__})
-
-
-_SerialASTSource = _serial(triton.compiler.ASTSource)
-_SerialGluonASTSource = _serial(GluonASTSource) if GluonASTSource is not None else None
 
 
 def _canonical(v: Any) -> Any:
@@ -531,84 +446,6 @@ def compile_key(fn: Any, t: Target, signature: dict, constexprs: dict, attrs: di
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
 
-class _TargetDriver:
-    """Triton's runtime driver as the code that runs while trident compiles sees it: the target being compiled
-    for is the current one (tl.target_info, the semantic's TMA check ask this), and nothing else is there."""
-
-    def __init__(self, t: Target):
-        self._target = t
-
-    def get_current_target(self) -> Any:
-        return self._target.gpu_target()
-
-    def __getattr__(self, name: str) -> Any:
-        raise CompileError(f"target {self._target}: the kernel asks Triton's runtime driver for '{name}' while it "
-                           f"compiles; trident.jax compiles without a device (its lowering may run on a machine "
-                           f"without the GPU)")
-
-
-class _DriverView:
-    """Stands for triton.runtime.driver in the modules of Triton's front end that ask it for the current target
-    while compiling (triton.language.target_info, .semantic): inside compiling_for(t) on this thread the driver
-    is _TargetDriver(t); elsewhere it is Triton's own. So trident never initialises Triton's runtime driver,
-    which imports torch where it is installed, builds its C utilities and asks the GPU for its current device,
-    and a kernel compiled for sm90 on another machine sees sm90."""
-
-    def __init__(self, real: Any):
-        self._real = real
-
-    @property
-    def active(self) -> Any:
-        t = getattr(_compiling, "target", None)
-        return self._real.active if t is None else _TargetDriver(t)
-
-    def __getattr__(self, name: str) -> Any:
-        return getattr(self._real, name)
-
-
-_compiling = threading.local()
-_view_lock = threading.Lock()
-
-
-def _install_driver_view() -> None:
-    import importlib
-    with _view_lock:
-        for name in ("triton.language.target_info", "triton.language.semantic"):
-            try:
-                mod = importlib.import_module(name)
-            except ImportError:  # pragma: no cover - a release without the module
-                continue
-            real = getattr(mod, "driver", None)
-            if real is not None and not isinstance(real, _DriverView):
-                mod.driver = _DriverView(real)
-
-
-_key_lock = threading.Lock()
-
-
-def _triton_key() -> None:
-    """Triton's key of its own installation (a hash of its library and sources: about a second), made once per
-    process and by one thread: Triton caches it, but threads compiling side by side would each make it."""
-    with _key_lock:
-        try:
-            from triton.runtime.cache import triton_key
-        except ImportError:  # pragma: no cover - a release that moved it
-            return
-        triton_key()
-
-
-@contextlib.contextmanager
-def compiling_for(t: Target):
-    """Triton's front end sees t as the current target on this thread while the block runs (see _DriverView)."""
-    _install_driver_view()
-    prev = getattr(_compiling, "target", None)
-    _compiling.target = t
-    try:
-        yield
-    finally:
-        _compiling.target = prev
-
-
 @dataclass
 class Compiled:
     """One kernel compiled for one target: the trident kernel and its metadata."""
@@ -654,9 +491,9 @@ def compile_for(fn: Any, t: Target, spec: Specialization, options: dict[str, Any
     kept = _cached(key, identity)
     if kept is not None:
         return _compiled.put(key, kept)
-    src_cls = _SerialGluonASTSource if is_gluon(fn) else _SerialASTSource
+    src_cls = SerialGluonASTSource if is_gluon(fn) else SerialASTSource
     src = src_cls(fn, signature, constexprs, attrs)
-    _triton_key()
+    triton_key_once()
 
     def run() -> Any:
         return triton.compile(src, target=t.gpu_target(), options=dict(options))

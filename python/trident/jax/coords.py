@@ -42,11 +42,8 @@ from typing import Any, Callable, Optional, Sequence
 import jax
 import numpy as np
 
+from .errors import CoordinateError
 from .tensordesc import TensorDescriptor
-
-
-class CoordinateError(ValueError):
-    """A coordinate, out_shape, out_names, alias or zeroing spec that does not fit the kernel."""
 
 
 @dataclass(frozen=True)

@@ -65,6 +65,7 @@ from . import coords as _co
 from . import compile as _c
 from . import host_ffi as _ffi
 from .call import cost_attribute
+from .errors import InterpretError
 
 TARGET = "trident_interpret"
 log = logging.getLogger("trident.jax")
@@ -72,11 +73,6 @@ log = logging.getLogger("trident.jax")
 # what trident drives of Triton's interpreter (Triton 3.6 .. 3.9 have all of it)
 _NEEDS = ("interpreter_builder", "_patch_lang", "_implicit_cvt", "InterpretedFunction")
 _TRITON_HAS_TF32_FIELD = "round_f32_to_tf32" in {f.name for f in dataclasses.fields(_TritonTD)}
-
-
-class InterpretError(_c.CompileError):
-    """A kernel that Triton's interpreter cannot run (a Gluon kernel, one that refers to its enclosing
-    function's variables, a config that does not exist)."""
 
 
 @dataclasses.dataclass(eq=False)

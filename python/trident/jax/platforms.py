@@ -25,8 +25,7 @@ import jax
 import numpy as np
 from triton.backends.compiler import GPUTarget
 
-class CompileError(ValueError):
-    """A kernel that cannot be compiled or bound for a target."""
+from .errors import CompileError
 
 
 # ----------------------------------------------------------------- targets

@@ -27,13 +27,10 @@ from typing import Any, Iterable, Mapping, Optional, Sequence
 from .. import _option_text, is_option, option_names, option_releases, options as option_table
 from .._lib import TridentError, check, lib
 from .compile import TRITON_VERSION, Target
+from .errors import OptionError
 
 # the Triton backend of a target -> trident's option table
 _TABLE = {"cuda": "cuda", "hip": "hip", "xpu": "xpu"}
-
-
-class OptionError(ValueError):
-    """An unknown keyword or an invalid backend option value."""
 
 
 def backends_of(targets: Iterable[Target]) -> list[str]:

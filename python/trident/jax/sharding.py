@@ -35,13 +35,9 @@ from jax.sharding import NamedSharding, PartitionSpec
 
 from . import primitive as _prim
 from .call import normalize_grid
-from .errors import KernelCallError
+from .errors import KernelCallError, ShardingRuleError
 
 _FACTOR = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
-
-
-class ShardingRuleError(ValueError):
-    """A sharding_rule that does not fit the call, or a per-shard value that cannot be computed."""
 
 
 @dataclasses.dataclass(frozen=True)
