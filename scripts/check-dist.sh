@@ -13,9 +13,10 @@ while IFS= read -r p; do
 done < <({ find . \( -path ./python/build -o -name '*.egg-info' -o -name __pycache__ -o -name '*.pyc' \) -prune -print
            find . -mindepth 1 -maxdepth 1 \( -name build -o -name 'build-*' -o -name dist -o -name .device -o -name '.venv*' \) \
                ! -name build-aux; } | sed 's|^\./||' | sort)
-# what the scripts read from the source tree (not what they make: build trees, venvs, .device, configure)
+# what the scripts read from the source tree (not what they make: build trees, venvs, .device, the fetched
+# .xla-ffi headers, configure)
 while IFS= read -r p; do
-    case $p in .device* | .peers* | .venv* | build* | dist | dist/* | configure) continue ;; esac
+    case $p in .device* | .peers* | .venv* | .xla-ffi* | build* | dist | dist/* | configure) continue ;; esac
     if [ ! -e "$p" ]; then
         echo "check-dist: $p is missing (a script needs it)" >&2
         fail=1
