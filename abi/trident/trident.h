@@ -1180,6 +1180,24 @@ TRD_API trd_status_t trd_tensor_map_check(const trd_tensor_map_desc_t *desc);
 
 /** @} */
 
+/* ------------------------------------------------ float scalars (TRIDENT_1.7) */
+
+/** @name Float scalars as a launch packs them (TRIDENT_1.7)
+ * For a caller that writes and reads the elements of fp16/bf16/fp32/fp64 arrays (the CLI does) and wants
+ * libtrident's rounding: the one a launch packs a float argument with.
+ * @{ */
+
+/** Writes value as Triton float type `type` ("fp16", "bf16", "fp32", "fp64"; "f16", "f32", "f64" too) at out
+ * (2, 2, 4 or 8 bytes, little-endian as every device trident runs on): fp16 and bf16 rounded to nearest even, an
+ * infinity beyond the type's range (a launch refuses such an argument instead), NaN kept; fp32 as C converts.
+ * TRD_ERR_INVALID_ARGUMENT for a type that is no float type (integers and fp8 are written as bits) or NULL out. */
+TRD_API trd_status_t trd_float_encode(const char *type, double value, void *out);
+/** Reads the float of type `type` at in into *value, exactly (every fp16, bf16 and fp32 value is a double).
+ * TRD_ERR_INVALID_ARGUMENT as trd_float_encode. */
+TRD_API trd_status_t trd_float_decode(const char *type, const void *in, double *value);
+
+/** @} */
+
 #ifdef __cplusplus
 }
 #endif
