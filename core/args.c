@@ -8,60 +8,6 @@
 
 #include "core/internal.h"
 
-static uint64_t rne_shift(uint64_t m, int shift)
-{
-    if (shift <= 0)
-        return m << -shift;
-    if (shift >= 64)
-        return 0;
-    uint64_t q = m >> shift;
-    uint64_t rem = m & ((UINT64_C(1) << shift) - 1);
-    uint64_t half = UINT64_C(1) << (shift - 1);
-    if (rem > half || (rem == half && (q & 1)))
-        q++;
-    return q;
-}
-
-/* IEEE binary64 -> a narrower binary float with ebits/mbits, round to nearest even. */
-static uint16_t narrow(double v, int ebits, int mbits)
-{
-    uint64_t b;
-    memcpy(&b, &v, sizeof b);
-    uint16_t sign = (uint16_t)((b >> 63) << (ebits + mbits));
-    int e = (int)((b >> 52) & 0x7ff);
-    uint64_t m = b & ((UINT64_C(1) << 52) - 1);
-    int bias = (1 << (ebits - 1)) - 1, maxe = (1 << ebits) - 1;
-    if (e == 0x7ff) /* inf or NaN */
-        return (uint16_t)(sign | (maxe << mbits) | (m ? 1 << (mbits - 1) : 0));
-    if (e == 0)
-        return sign; /* zero or a double subnormal: far below any target */
-    int E = e - 1023;
-    int ue = E + bias;
-    uint64_t M = m | (UINT64_C(1) << 52);
-    if (ue <= 0) {
-        uint64_t q = rne_shift(M, (52 - mbits) + (1 - ue));
-        return (uint16_t)(sign | q); /* q == 1 << mbits becomes the smallest normal */
-    }
-    uint64_t q = rne_shift(M, 52 - mbits);
-    if (q >> (mbits + 1)) {
-        q >>= 1;
-        ue++;
-    }
-    if (ue >= maxe)
-        return (uint16_t)(sign | (maxe << mbits));
-    return (uint16_t)(sign | (ue << mbits) | (q & ((UINT64_C(1) << mbits) - 1)));
-}
-
-uint16_t trd_float_to_half(double v)
-{
-    return narrow(v, 5, 10);
-}
-
-uint16_t trd_float_to_bf16(double v)
-{
-    return narrow(v, 8, 7);
-}
-
 static const char *kind_name(int32_t kind)
 {
     switch (kind) {
@@ -200,15 +146,7 @@ static trd_status_t pack_one(const trd_kernel_t *k, const trd_device_t *dev, uin
                    : p->type == TRD_T_FP32 ? (double)FLT_MAX : DBL_MAX;
         if (isfinite(v) && fabs(v) > max && p->type != TRD_T_FP64)
             return arg_error(k, index, p, "the value %g overflows %s", v, trd_scalar_name(p->type));
-        if (p->type == TRD_T_FP64) {
-            memcpy(slot, &v, 8);
-        } else if (p->type == TRD_T_FP32) {
-            float f = (float)v;
-            memcpy(slot, &f, 4);
-        } else {
-            uint16_t h = p->type == TRD_T_FP16 ? trd_float_to_half(v) : trd_float_to_bf16(v);
-            memcpy(slot, &h, 2);
-        }
+        trd_float_store(p->type, v, slot);
         return TRD_OK;
     }
     return arg_error(k, index, p, "unsupported parameter type");

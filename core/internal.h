@@ -367,8 +367,11 @@ trd_status_t trd_scratch_of(const struct trd_meta *m, const uint32_t grid[3], co
 trd_status_t trd_args_pack(const trd_kernel_t *k, const trd_device_t *dev, const trd_arg_t *args,
                            uint32_t num_args, uint64_t *storage, void **params, uint32_t *sizes);
 
-/* Converts a double to IEEE half / bfloat16 bits (round to nearest even). */
+/* float.c: binary64 to fp16 / bf16 rounded to nearest even; a float scalar (enum trd_scalar: FP16, BF16, FP32,
+ * FP64) stored from and loaded to binary64, little-endian, as a launch packs it. */
 uint16_t trd_float_to_half(double v);
 uint16_t trd_float_to_bf16(double v);
+void trd_float_store(int32_t type, double v, void *out);
+double trd_float_load(int32_t type, const void *in);
 
 #endif

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* native.c: what a caller that launches prepared kernels needs on memory and streams it owns: set and copy native
- * pointers, encode tensor maps, ask whether a stream is being captured. Thin over the device's driver: the device
+ * pointers, check and encode tensor maps, ask whether a stream is being captured. Thin over the device's driver: the device
  * is opened once (then one atomic load), and none of these takes a lock or allocates. */
+#include "base/tensor_map.h"
 #include "core/internal.h"
 
 static trd_status_t device_of(trd_device_t *dev, trd_stream_t *s, const char *fn, void **h)
@@ -63,6 +64,19 @@ TRD_API trd_status_t trd_device_tensor_map_encode(trd_device_t *dev, const trd_t
         return trd_error_set(TRD_ERR_UNSUPPORTED, "%s%s%s's driver '%s' cannot encode tensor maps (TMA)",
                              desc->label ? desc->label : "", desc->label ? ": " : "", dev->uri, dev->drv->name);
     return encode(h, desc, out);
+}
+
+TRD_API trd_status_t trd_tensor_map_check(const trd_tensor_map_desc_t *desc)
+{
+    trd_status_t st;
+    if (!desc)
+        return trd_error_set(TRD_ERR_INVALID_ARGUMENT, "trd_tensor_map_check: desc is NULL");
+    if ((st = trd_struct_check(desc->struct_size, sizeof(trd_tensor_map_desc_t), "trd_tensor_map_desc_t")) != TRD_OK)
+        return st;
+    char msg[512], what[768];
+    if ((st = trd_tensor_map_verify(desc, msg, sizeof msg)) != TRD_OK)
+        return trd_error_set(st, "%s: %s", trd_tensor_map_describe(desc, what, sizeof what), msg);
+    return TRD_OK;
 }
 
 TRD_API trd_status_t trd_stream_capturing(const trd_stream_t *s, int32_t *capturing)

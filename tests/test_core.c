@@ -724,6 +724,57 @@ START_TEST(half_and_bf16)
 }
 END_TEST
 
+/* The public conversions (TRIDENT_1.7) are the launch's: every fp16 and bf16 value reads back exactly and writes
+ * back to its own bits, random doubles write as trd_float_to_half / _bf16 round them, fp32 and fp64 as C does. */
+START_TEST(float_encode_decode)
+{
+    for (uint32_t bits = 0; bits <= 0xffff; bits++) {
+        uint16_t in = (uint16_t)bits, back;
+        double v;
+        TU_OK(trd_float_decode("fp16", &in, &v));
+        TU_OK(trd_float_encode("fp16", v, &back));
+        ck_assert_msg(isnan(v) ? (back & 0x7c00) == 0x7c00 && (back & 0x3ff) : back == in, "fp16 0x%04x: %g, 0x%04x",
+                      in, v, back);
+        TU_OK(trd_float_decode("bf16", &in, &v));
+        TU_OK(trd_float_encode("bf16", v, &back));
+        ck_assert_msg(isnan(v) ? (back & 0x7f80) == 0x7f80 && (back & 0x7f) : back == in, "bf16 0x%04x: %g, 0x%04x",
+                      in, v, back);
+    }
+    uint16_t h;
+    double v;
+    h = 0x0001;
+    TU_OK(trd_float_decode("f16", &h, &v));
+    ck_assert(v == ldexp(1, -24));
+    h = 0x7bff;
+    TU_OK(trd_float_decode("fp16", &h, &v));
+    ck_assert(v == 65504.0);
+    h = 0xc020;
+    TU_OK(trd_float_decode("bf16", &h, &v));
+    ck_assert(v == -2.5);
+    uint64_t seed = 0x9e3779b97f4a7c15u;
+    for (int i = 0; i < 100000; i++) {
+        seed = seed * 6364136223846793005u + 1442695040888963407u;
+        double d = ldexp((double)(seed >> 11), -53) * 2e5 - 1e5; /* both signs, past fp16's range */
+        uint16_t hb, bb;
+        float f;
+        double g;
+        TU_OK(trd_float_encode("fp16", d, &hb));
+        TU_OK(trd_float_encode("bf16", d, &bb));
+        TU_OK(trd_float_encode("fp32", d, &f));
+        TU_OK(trd_float_encode("fp64", d, &g));
+        ck_assert_uint_eq(hb, trd_float_to_half(d));
+        ck_assert_uint_eq(bb, trd_float_to_bf16(d));
+        ck_assert(f == (float)d && g == d);
+    }
+    TU_FAILS(trd_float_encode("i32", 1.0, &h), TRD_ERR_INVALID_ARGUMENT,
+             "trd_float_encode: type 'i32' is not a float type (fp16, bf16, fp32, fp64)");
+    TU_FAILS(trd_float_decode("fp8e5", &h, &v), TRD_ERR_INVALID_ARGUMENT, "type 'fp8e5' is not a float type");
+    TU_FAILS(trd_float_encode(NULL, 1.0, &h), TRD_ERR_INVALID_ARGUMENT, "type NULL is not a float type");
+    TU_FAILS(trd_float_encode("fp16", 1.0, NULL), TRD_ERR_INVALID_ARGUMENT, "out is NULL");
+    TU_FAILS(trd_float_decode("fp16", &h, NULL), TRD_ERR_INVALID_ARGUMENT, "value is NULL");
+}
+END_TEST
+
 START_TEST(sha256_vectors)
 {
     struct {
@@ -1304,6 +1355,7 @@ static Suite *suite(void)
     tcase_add_test(t, triton_cache_damaged_images);
     tcase_add_test(t, formats_and_targets);
     tcase_add_test(t, half_and_bf16);
+    tcase_add_test(t, float_encode_decode);
     tcase_add_test(t, sha256_vectors);
     tcase_add_test(t, args_packing);
     suite_add_tcase(s, t);

@@ -51,7 +51,7 @@ static void targets_print(trd_kernel_t *k, const char *indent)
 static json_t *info_json(trd_kernel_t *k, const trd_kernel_info_t *ki)
 {
     uint32_t n = 0, nv = 1;
-    struct param *params = param_parse(ki->signature, &n);
+    struct param *params = param_list(k, &n);
     if (!params)
         return NULL;
     json_t *ps = json_array(), *vs = json_array();

@@ -203,7 +203,7 @@ static int run(struct run_state *st, struct run_opts *o, const struct run_varian
     /* every argument against the signature, the checks and the paths, before any device work */
     trd_kernel_info_t ki = {.struct_size = sizeof ki};
     trd_kernel_get_info(st->k, &ki);
-    if (!(st->params = param_parse(ki.signature, &st->nparams))) {
+    if (!(st->params = param_list(st->k, &st->nparams))) {
         fprintf(stderr, "trident: out of memory\n");
         return CLI_FAIL;
     }

@@ -29,9 +29,9 @@ struct param {
     char *name;    /* "" when the signature has no names */
 };
 
-/* The launch parameters of "x:*fp32,n:i32,B:constexpr" (constexpr ones dropped), whole, malloc'ed, their count in
- * *n; NULL when out of memory. */
-struct param *param_parse(const char *signature, uint32_t *n);
+/* The kernel's launch parameters (trd_kernel_param_info: constexpr ones dropped), malloc'ed, their count in *n;
+ * NULL when out of memory (or libtrident fails, its message set). */
+struct param *param_list(const trd_kernel_t *kernel, uint32_t *n);
 void param_free(struct param *params, uint32_t n);
 /* "argument 2 out_ptr" or "argument 2", for messages. */
 const char *param_label(uint32_t index, const struct param *p, char *buf, size_t cap);

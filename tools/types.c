@@ -33,35 +33,36 @@ int type_is_fp8(const char *t)
     return !strncmp(t, "fp8", 3);
 }
 
-struct param *param_parse(const char *sig, uint32_t *count)
+struct param *param_list(const trd_kernel_t *k, uint32_t *count)
 {
-    uint32_t cap = 1, n = 0;
-    for (const char *s = sig; *s; s++)
-        cap += *s == ',';
-    struct param *out = calloc(cap, sizeof *out);
+    trd_kernel_info_t ki = {.struct_size = sizeof ki};
+    if (trd_kernel_get_info(k, &ki) != TRD_OK)
+        return NULL;
+    struct param *out = calloc(ki.num_params + 1, sizeof *out);
     if (!out)
         return NULL;
-    for (const char *s = sig; *s;) {
-        size_t len = strcspn(s, ",");
-        const char *colon = memchr(s, ':', len);
-        const char *t = colon ? colon + 1 : s;
-        size_t tlen = (size_t)(s + len - t);
-        if (!(tlen == 9 && !memcmp(t, "constexpr", 9))) {
-            struct param *p = &out[n++];
-            p->pointer = t[0] == '*';
-            p->name = strndup(s, colon ? (size_t)(colon - s) : 0);
-            p->type = strndup(t + p->pointer, tlen - (size_t)p->pointer);
-            if (!p->name || !p->type) {
-                param_free(out, n);
-                return NULL;
-            }
-            p->elem = type_size(p->type);
+    for (uint32_t i = 0; i < ki.num_params; i++) {
+        trd_param_info_t pi = {.struct_size = sizeof pi};
+        struct param *p = &out[i];
+        if (trd_kernel_param_info(k, i, &pi) != TRD_OK) {
+            param_free(out, i);
+            return NULL;
         }
-        s += len;
-        if (*s == ',')
-            s++;
+        /* a pointer's pointee: the scalar at the end of its chain, behind depth - 1 more '*' */
+        uint32_t stars = pi.pointer_depth ? pi.pointer_depth - 1 : 0;
+        size_t len = stars + strlen(pi.scalar);
+        p->pointer = pi.kind == TRD_PARAM_POINTER;
+        p->name = strdup(pi.name ? pi.name : "");
+        p->type = malloc(len + 1);
+        if (!p->name || !p->type) {
+            param_free(out, i + 1);
+            return NULL;
+        }
+        memset(p->type, '*', stars);
+        memcpy(p->type + stars, pi.scalar, len - stars + 1);
+        p->elem = type_size(p->type);
     }
-    *count = n;
+    *count = ki.num_params;
     return out;
 }
 
@@ -109,71 +110,13 @@ int type_int_range(const char *t, int64_t *lo, uint64_t *hi)
     return 0;
 }
 
-/* float -> half, rounding to nearest even */
-static uint16_t half_bits(float f)
-{
-    uint32_t x;
-    memcpy(&x, &f, 4);
-    uint32_t sign = (x >> 16) & 0x8000;
-    int32_t e = (int32_t)((x >> 23) & 0xff) - 127 + 15;
-    uint32_t m = x & 0x7fffff;
-    if (((x >> 23) & 0xff) == 0xff)
-        return (uint16_t)(sign | 0x7c00 | (m ? 0x200 : 0));
-    if (e >= 31)
-        return (uint16_t)(sign | 0x7c00);
-    if (e <= 0) {
-        if (e < -10)
-            return (uint16_t)sign;
-        m |= 0x800000;
-        uint32_t shift = (uint32_t)(14 - e);
-        uint32_t q = m >> shift, rem = m & ((1u << shift) - 1), halfv = 1u << (shift - 1);
-        if (rem > halfv || (rem == halfv && (q & 1)))
-            q++;
-        return (uint16_t)(sign | q);
-    }
-    uint32_t q = m >> 13, rem = m & 0x1fff;
-    if (rem > 0x1000 || (rem == 0x1000 && (q & 1)))
-        q++;
-    uint32_t v = ((uint32_t)e << 10) + q; /* a carry bumps the exponent */
-    if (v >= 0x7c00)
-        return (uint16_t)(sign | 0x7c00);
-    return (uint16_t)(sign | v);
-}
-
-static double half_value(uint16_t h)
-{
-    int e = (h >> 10) & 0x1f, m = h & 0x3ff;
-    double v = e == 0 ? ldexp(m, -24) : e == 31 ? (m ? NAN : INFINITY) : ldexp(m + 1024, e - 25);
-    return (h & 0x8000) ? -v : v;
-}
-
-static double bf16_value(uint16_t b)
-{
-    uint32_t x = (uint32_t)b << 16;
-    float f;
-    memcpy(&f, &x, 4);
-    return f;
-}
-
 void elem_put(void *base, size_t i, const char *t, double v)
 {
     char *p = (char *)base;
-    if (!strcmp(t, "fp32")) {
-        float f = (float)v;
-        memcpy(p + 4 * i, &f, 4);
-    } else if (!strcmp(t, "fp64")) {
-        memcpy(p + 8 * i, &v, 8);
-    } else if (!strcmp(t, "fp16")) {
-        uint16_t h = half_bits((float)v);
-        memcpy(p + 2 * i, &h, 2);
-    } else if (!strcmp(t, "bf16")) {
-        float f = (float)v;
-        uint32_t x;
-        memcpy(&x, &f, 4);
-        uint16_t b = (uint16_t)((x + 0x7fff + ((x >> 16) & 1)) >> 16);
-        memcpy(p + 2 * i, &b, 2);
+    size_t n = type_size(t);
+    if (type_is_float(t)) {
+        trd_float_encode(t, v, p + n * i); /* libtrident's rounding, a launch's */
     } else {
-        size_t n = type_size(t);
         /* in range for the conversion (the callers' values fit the type; this keeps NaN and huge ones defined) */
         uint64_t bits = v != v ? 0
                       : v >= 18446744073709551615.0 ? UINT64_MAX
@@ -187,22 +130,12 @@ void elem_put(void *base, size_t i, const char *t, double v)
 trd_arg_t elem_read(const void *base, size_t i, const char *t)
 {
     const char *p = base;
-    if (type_is_float(t)) {
-        if (!strcmp(t, "fp32")) {
-            float f;
-            memcpy(&f, p + 4 * i, 4);
-            return trd_arg_float(f);
-        }
-        if (!strcmp(t, "fp64")) {
-            double d;
-            memcpy(&d, p + 8 * i, 8);
-            return trd_arg_float(d);
-        }
-        uint16_t h;
-        memcpy(&h, p + 2 * i, 2);
-        return trd_arg_float(!strcmp(t, "fp16") ? half_value(h) : bf16_value(h));
-    }
     size_t n = type_size(t);
+    if (type_is_float(t)) {
+        double v = 0;
+        trd_float_decode(t, p + n * i, &v);
+        return trd_arg_float(v);
+    }
     uint64_t bits = 0;
     memcpy(&bits, p + n * i, n); /* little-endian: the low bytes */
     if (t[0] == 'i' && n < 8) {  /* sign-extend */

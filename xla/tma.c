@@ -16,14 +16,6 @@
 
 #include "xla/ffi.h"
 
-/* Bytes per element of each CUtensorMapDataType; 0 for the packed 4- and 6-bit types (a byte array). */
-static const uint8_t type_bytes[] = {1, 2, 4, 4, 8, 8, 2, 4, 8, 2, 4, 4, 4, 0, 0, 0};
-/* FLOAT16 .. TFLOAT32_FTZ: the types NaN padding is for */
-static int type_is_float(int64_t t)
-{
-    return t >= 6 && t <= 12;
-}
-
 static trd_status_t bad(const struct xla_tma *t, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static trd_status_t bad(const struct xla_tma *t, const char *fmt, ...)
 {
@@ -33,6 +25,62 @@ static trd_status_t bad(const struct xla_tma *t, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     return xla_fail(TRD_ERR_INVALID_ARGUMENT, "%s: tensor map: %s", t->label, msg);
+}
+
+/* The record's values that go into the descriptor, and the most each field of it holds: what does not fit is
+ * refused here, everything else by libtrident's rule (trd_tensor_map_check), the CUDA driver's. */
+static const struct {
+    int at, count;
+    const char *name;
+    int64_t max;
+} desc_fields[] = {
+    {TRD_XLA_TMA_ELEM_TYPE, 1, "element type", INT32_MAX},
+    {TRD_XLA_TMA_ELEM_SIZE, 1, "element size", UINT32_MAX},
+    {TRD_XLA_TMA_SWIZZLE, 1, "swizzle", INT32_MAX},
+    {TRD_XLA_TMA_OOB_FILL, 1, "oob_fill", INT32_MAX},
+    {TRD_XLA_TMA_L2_PROMOTION, 1, "L2 promotion", INT32_MAX},
+    {TRD_XLA_TMA_SHAPE, TRD_TENSOR_MAP_MAX_RANK, "shape", INT64_MAX},
+    {TRD_XLA_TMA_STRIDES, TRD_TENSOR_MAP_MAX_RANK, "strides", INT64_MAX},
+    {TRD_XLA_TMA_BLOCK, TRD_TENSOR_MAP_MAX_RANK, "block", UINT32_MAX},
+};
+
+/* What only the record says: its base buffer, the fp4 packing, the reserved and unused fields, and values that
+ * fit the descriptor. */
+static trd_status_t check_record(const struct xla_tma *t, const int64_t *r, int64_t index)
+{
+    int64_t base = r[TRD_XLA_TMA_BASE], rank = r[TRD_XLA_TMA_RANK], fp4 = r[TRD_XLA_TMA_FP4_PADDED];
+    if (base != 0 && base != 1)
+        return bad(t, "base %lld is neither 0 (an operand) nor 1 (a result)", (long long)base);
+    if (index < 0 || index > 65535)
+        return bad(t, "the base buffer's index %lld is out of range", (long long)index);
+    /* the record's arrays hold rank values each: read no further (the rule says the same of the descriptor) */
+    if (rank < 1 || rank > TRD_TENSOR_MAP_MAX_RANK)
+        return bad(t, "rank %lld is outside 1 .. %d", (long long)rank, TRD_TENSOR_MAP_MAX_RANK);
+    if (fp4 != 0 && fp4 != 1)
+        return bad(t, "fp4_padded %lld is neither 0 nor 1", (long long)fp4);
+    if (fp4 && r[TRD_XLA_TMA_ELEM_TYPE] != 14)
+        return bad(t, "fp4_padded needs element type 14 (16U4_ALIGN16B), not %lld", (long long)r[TRD_XLA_TMA_ELEM_TYPE]);
+    for (int i = TRD_XLA_TMA_FIELDS - 1; i >= TRD_XLA_TMA_RESERVED; i--)
+        if (r[i] != 0)
+            return bad(t, "field %d is %lld; this libtrident knows it as reserved (0): update trident", i,
+                       (long long)r[i]);
+    const int64_t *shape = r + TRD_XLA_TMA_SHAPE, *strides = r + TRD_XLA_TMA_STRIDES, *block = r + TRD_XLA_TMA_BLOCK;
+    for (int64_t i = rank; i < TRD_TENSOR_MAP_MAX_RANK; i++)
+        if (shape[i] || strides[i] || block[i])
+            return bad(t, "dimension %lld is beyond rank %lld, yet its shape, stride or block is not 0", (long long)i,
+                       (long long)rank);
+    for (size_t f = 0; f < XLA_ARRAY_SIZE(desc_fields); f++)
+        for (int k = 0; k < (desc_fields[f].count > 1 ? rank : 1); k++) {
+            int64_t v = r[desc_fields[f].at + k];
+            if (v < 0 || v > desc_fields[f].max) {
+                char at[16] = "";
+                if (desc_fields[f].count > 1)
+                    snprintf(at, sizeof at, "[%d]", k);
+                return bad(t, "%s%s = %lld is outside 0 .. %lld", desc_fields[f].name, at, (long long)v,
+                           (long long)desc_fields[f].max);
+            }
+        }
+    return TRD_OK;
 }
 
 trd_status_t xla_tma_decode(const int64_t *r, const char *kernel, int64_t cand, uint32_t param, const char *pname,
@@ -47,81 +95,31 @@ trd_status_t xla_tma_decode(const int64_t *r, const char *kernel, int64_t cand, 
              pname ? pname : "", pname ? "'" : "");
     t->param = param;
     t->index = index;
-    int64_t base = r[TRD_XLA_TMA_BASE], type = r[TRD_XLA_TMA_ELEM_TYPE], size = r[TRD_XLA_TMA_ELEM_SIZE];
-    int64_t rank = r[TRD_XLA_TMA_RANK], swizzle = r[TRD_XLA_TMA_SWIZZLE], fill = r[TRD_XLA_TMA_OOB_FILL];
-    int64_t fp4 = r[TRD_XLA_TMA_FP4_PADDED], l2 = r[TRD_XLA_TMA_L2_PROMOTION];
-    const int64_t *shape = r + TRD_XLA_TMA_SHAPE, *strides = r + TRD_XLA_TMA_STRIDES, *block = r + TRD_XLA_TMA_BLOCK;
-    if (base != 0 && base != 1)
-        return bad(t, "base %lld is neither 0 (an operand) nor 1 (a result)", (long long)base);
-    if (index < 0 || index > 65535)
-        return bad(t, "the base buffer's index %lld is out of range", (long long)index);
-    if (type < 0 || type >= (int64_t)XLA_ARRAY_SIZE(type_bytes))
-        return bad(t, "element type %lld is not a CUtensorMapDataType (0 .. 15)", (long long)type);
-    int packed = type_bytes[type] == 0;
-    if (packed ? size != 1 : size != type_bytes[type])
-        return bad(t, "element size %lld bytes does not fit element type %lld (%u bytes)", (long long)size,
-                   (long long)type, packed ? 1u : type_bytes[type]);
-    if (rank < 1 || rank > TRD_TENSOR_MAP_MAX_RANK)
-        return bad(t, "rank %lld is outside 1 .. %d", (long long)rank, TRD_TENSOR_MAP_MAX_RANK);
-    if (swizzle < 0 || swizzle > 6)
-        return bad(t, "swizzle %lld is not a CUtensorMapSwizzle (0 .. 6)", (long long)swizzle);
-    if (fill != 0 && fill != 1)
-        return bad(t, "oob_fill %lld is neither 0 (zero) nor 1 (NaN)", (long long)fill);
-    if (fill == 1 && !type_is_float(type))
-        return bad(t, "NaN padding needs a floating-point element type, not CUtensorMapDataType %lld", (long long)type);
-    if (fp4 != 0 && fp4 != 1)
-        return bad(t, "fp4_padded %lld is neither 0 nor 1", (long long)fp4);
-    if (fp4 && type != 14)
-        return bad(t, "fp4_padded needs element type 14 (16U4_ALIGN16B), not %lld", (long long)type);
-    if (l2 < 0 || l2 > 3)
-        return bad(t, "L2 promotion %lld is not a CUtensorMapL2promotion (0 .. 3)", (long long)l2);
-    for (int i = TRD_XLA_TMA_FIELDS - 1; i >= TRD_XLA_TMA_RESERVED; i--)
-        if (r[i] != 0)
-            return bad(t, "field %d is %lld; this libtrident knows it as reserved (0): update trident", i,
-                       (long long)r[i]);
-    for (int64_t i = rank; i < TRD_TENSOR_MAP_MAX_RANK; i++)
-        if (shape[i] || strides[i] || block[i])
-            return bad(t, "dimension %lld is beyond rank %lld, yet its shape, stride or block is not 0", (long long)i,
-                       (long long)rank);
-    for (int64_t i = 0; i < rank; i++) {
-        if (shape[i] < 1 || shape[i] > (INT64_C(1) << 32))
-            return bad(t, "shape[%lld] = %lld is outside 1 .. 2^32", (long long)i, (long long)shape[i]);
-        if (block[i] < 1 || block[i] > 256)
-            return bad(t, "block[%lld] = %lld is outside 1 .. 256", (long long)i, (long long)block[i]);
-        if (i == rank - 1 ? strides[i] != 1 : strides[i] < 1 || strides[i] >= (INT64_C(1) << 40) / size)
-            return bad(t, i == rank - 1 ? "strides[%lld] = %lld: the innermost dimension must be contiguous (1)"
-                                        : "strides[%lld] = %lld elements is outside 1 .. 2^40 bytes",
-                       (long long)i, (long long)strides[i]);
-        if (i < rank - 1 && strides[i] * size % 16)
-            return bad(t, "strides[%lld] is %lld bytes, not a multiple of 16", (long long)i,
-                       (long long)(strides[i] * size));
-    }
-    int64_t inner = rank - 1;
-    int64_t row = packed ? block[inner] : block[inner] * size;
-    if (!packed && row % 16)
-        return bad(t, "the innermost block is %lld bytes, not a multiple of 16", (long long)row);
-    static const int64_t span[] = {0, 32, 64, 128, 128, 128, 128};
-    if (swizzle && row > span[swizzle])
-        return bad(t, "the innermost block is %lld bytes, more than the %lld bytes swizzle %lld spans",
-                   (long long)row, (long long)span[swizzle], (long long)swizzle);
-    t->base_kind = (int32_t)base;
-    t->fp4_padded = (int)fp4;
+    trd_status_t st = check_record(t, r, index);
+    if (st != TRD_OK)
+        return st;
+    t->base_kind = (int32_t)r[TRD_XLA_TMA_BASE];
+    t->fp4_padded = (int)r[TRD_XLA_TMA_FP4_PADDED];
     trd_tensor_map_desc_t *d = &t->desc;
     d->struct_size = sizeof *d;
-    d->rank = (uint32_t)rank;
-    d->elem_type = (int32_t)type;
-    d->elem_size = (uint32_t)size;
-    d->swizzle = (int32_t)swizzle;
-    d->oob_fill = (int32_t)fill;
-    d->l2_promotion = (int32_t)l2;
-    for (int64_t i = 0; i < rank; i++) {
-        d->shape[i] = (uint64_t)shape[i];
-        d->strides[i] = (uint64_t)strides[i];
-        d->box[i] = (uint32_t)block[i];
+    d->rank = (uint32_t)r[TRD_XLA_TMA_RANK];
+    d->elem_type = (int32_t)r[TRD_XLA_TMA_ELEM_TYPE];
+    d->elem_size = (uint32_t)r[TRD_XLA_TMA_ELEM_SIZE];
+    d->swizzle = (int32_t)r[TRD_XLA_TMA_SWIZZLE];
+    d->oob_fill = (int32_t)r[TRD_XLA_TMA_OOB_FILL];
+    d->l2_promotion = (int32_t)r[TRD_XLA_TMA_L2_PROMOTION];
+    for (uint32_t i = 0; i < d->rank; i++) {
+        d->shape[i] = (uint64_t)r[TRD_XLA_TMA_SHAPE + i];
+        d->strides[i] = (uint64_t)r[TRD_XLA_TMA_STRIDES + i];
+        d->box[i] = (uint32_t)r[TRD_XLA_TMA_BLOCK + i];
     }
     /* fp4 values packed two to a byte: the map counts values, the array's shape bytes */
-    if (fp4)
-        d->shape[inner] *= 2;
+    if (t->fp4_padded)
+        d->shape[d->rank - 1] *= 2;
+    d->label = t->label;
+    /* the base address comes at each EXECUTE: the rest is checked now, as the driver will encode it */
+    if ((st = trd_tensor_map_check(d)) != TRD_OK)
+        return st;
     *out = tmp;
     out->desc.label = out->label;
     return TRD_OK;

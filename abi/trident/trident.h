@@ -891,7 +891,8 @@ TRD_API void trd_free(void *ptr);
  * Described as Triton and row-major arrays see the tensor: dimension 0 outermost, dimension rank-1 innermost and
  * contiguous; the driver reverses the dimensions and turns the strides into bytes for the vendor call.
  * Enumerated values are CUDA's (cuda.h). The interleave is none and every element stride 1, as Triton encodes
- * them. Read during trd_device_tensor_map_encode (and the driver's tensor_map_encode) only. */
+ * them. Read during trd_device_tensor_map_encode (and the driver's tensor_map_encode) and trd_tensor_map_check
+ * only. */
 typedef struct trd_tensor_map_desc {
     uint32_t struct_size;    /**< the caller's sizeof(trd_tensor_map_desc_t) */
     uint32_t rank;           /**< 1 .. TRD_TENSOR_MAP_MAX_RANK */
@@ -1161,6 +1162,39 @@ TRD_API trd_status_t trd_tuner_launch(trd_tuner_t *tuner, const trd_tuned_launch
  * variant's error) or the written buffers cannot be saved or restored. */
 TRD_API trd_status_t trd_tuner_benchmark(trd_tuner_t *tuner, const trd_tuned_launch_t *launch, double *times_ms,
                                          uint32_t num_times, uint32_t *best);
+
+/** @} */
+
+/* ------------------------------------------------- tensor maps' rule (TRIDENT_1.6) */
+
+/** @name What a tensor map may be (TRIDENT_1.6)
+ * @{ */
+
+/** Whether desc describes a tensor map that trd_device_tensor_map_encode can encode: CUDA's requirements of
+ * cuTensorMapEncodeTiled (cuda.h), checked without a device, the one rule the CUDA driver also encodes by. A NULL
+ * base is a template whose buffer comes later (XLA's, at each execution): everything but the address is checked;
+ * any other base must be 16-byte aligned (32 for 16U4_ALIGN16B and 16U6_ALIGN16B). TRD_OK, or
+ * TRD_ERR_INVALID_ARGUMENT naming desc->label, the descriptor and the value at fault ("strides[0] is 72 bytes, not
+ * a multiple of 16"); TRD_ERR_VERSION for a struct_size smaller than TRIDENT_1.2's. No lock, no allocation. */
+TRD_API trd_status_t trd_tensor_map_check(const trd_tensor_map_desc_t *desc);
+
+/** @} */
+
+/* ------------------------------------------------ float scalars (TRIDENT_1.7) */
+
+/** @name Float scalars as a launch packs them (TRIDENT_1.7)
+ * For a caller that writes and reads the elements of fp16/bf16/fp32/fp64 arrays (the CLI does) and wants
+ * libtrident's rounding: the one a launch packs a float argument with.
+ * @{ */
+
+/** Writes value as Triton float type `type` ("fp16", "bf16", "fp32", "fp64"; "f16", "f32", "f64" too) at out
+ * (2, 2, 4 or 8 bytes, little-endian as every device trident runs on): fp16 and bf16 rounded to nearest even, an
+ * infinity beyond the type's range (a launch refuses such an argument instead), NaN kept; fp32 as C converts.
+ * TRD_ERR_INVALID_ARGUMENT for a type that is no float type (integers and fp8 are written as bits) or NULL out. */
+TRD_API trd_status_t trd_float_encode(const char *type, double value, void *out);
+/** Reads the float of type `type` at in into *value, exactly (every fp16, bf16 and fp32 value is a double).
+ * TRD_ERR_INVALID_ARGUMENT as trd_float_encode. */
+TRD_API trd_status_t trd_float_decode(const char *type, const void *in, double *value);
 
 /** @} */
 

@@ -195,7 +195,8 @@ def test_kernel_call_checks_descriptors(ffi):
     bad = [
         (jt.TensorDescriptor.from_array(jnp.zeros((128, 256), jnp.float32), [64, 128]),
          "its base is an array of float32 (4-byte elements); the kernel reads 2-byte elements"),
-        (jt.TensorDescriptor(x, (128, 100), (100, 1), (64, 128)), "strides[0] is 200 bytes; TMA needs a positive "
+        (jt.TensorDescriptor(x, (128, 100), (100, 1), (64, 128)), "(shape [128, 100], strides [100, 1], block [64, "
+                                                                  "64], FLOAT16): strides[0] is 200 bytes, not a "
                                                                   "multiple of 16"),
         (jt.TensorDescriptor(x, (128, 128), (256, 2), (64, 128)), "TMA needs the last dimension contiguous"),
         (jt.TensorDescriptor(x, (256, 256), (256, 1), (64, 128)), "it reaches element 65535 of its base, an array "
@@ -217,9 +218,9 @@ def test_kernel_call_checks_descriptors(ffi):
 
 def test_rows_of_less_than_16_bytes_fail_at_trace_time(ffi):
     x = jnp.zeros((64, 64), jnp.float16)
-    with jt.targets(SM90), pytest.raises(jt.KernelCallError, match="argument 0 'in_desc_tma' .*rows are 8 bytes; "
-                                                                  "TMA moves rows of a multiple of 16 bytes \\(a "
-                                                                  "last block dimension of at least 8 for float16"):
+    with jt.targets(SM90), pytest.raises(jt.KernelCallError, match="argument 0 'in_desc_tma' .*: the innermost block "
+                                                                  "is 8 bytes, not a multiple of 16 \\(4 elements "
+                                                                  "of 2 bytes\\)"):
         jt.triton_call(jt.TensorDescriptor.from_array(x, [16, 4]), jt.TensorDescriptor.from_array(x, [16, 4]),
                        kernel=copy2d, out_shape=x, input_output_aliases={1: 0}, grid=(1, 1), BM=16, BN=4)
 
@@ -228,7 +229,7 @@ def test_nan_padding_needs_a_float_array(ffi):
     k = compiled_copy(jnp.uint8, (64, 256), [8, 128])
     x = jnp.zeros((64, 256), jnp.uint8)
     src = jt.TensorDescriptor.from_array(x, [8, 128], padding="nan")
-    with pytest.raises(jt.KernelCallError, match="padding='nan' needs a floating-point array, not uint8"):
+    with pytest.raises(jt.KernelCallError, match="NaN padding needs a floating-point element type, not UINT8"):
         jt.kernel_call(k, src, 64, 256, 256, 1, jt.TensorDescriptor.from_array(x, [8, 128]), 64, 256, 256, 1,
                        grid=(1, 1), out_shape=[])
 

@@ -138,6 +138,20 @@ class TunedLaunch(ctypes.Structure):
     ]
 
 
+TENSOR_MAP_MAX_RANK = 5
+
+
+class TensorMapDesc(ctypes.Structure):
+    """trd_tensor_map_desc_t: a tiled tensor map (TMA), row-major, strides in elements (trd_tensor_map_check)."""
+    _fields_ = [
+        ("struct_size", ctypes.c_uint32), ("rank", ctypes.c_uint32), ("elem_type", ctypes.c_int32),
+        ("elem_size", ctypes.c_uint32), ("base", ctypes.c_void_p),
+        ("shape", ctypes.c_uint64 * TENSOR_MAP_MAX_RANK), ("strides", ctypes.c_uint64 * TENSOR_MAP_MAX_RANK),
+        ("box", ctypes.c_uint32 * TENSOR_MAP_MAX_RANK), ("swizzle", ctypes.c_int32), ("oob_fill", ctypes.c_int32),
+        ("l2_promotion", ctypes.c_int32), ("reserved", ctypes.c_uint32), ("label", ctypes.c_char_p),
+    ]
+
+
 def sized(cls):
     """A struct instance with struct_size set."""
     s = cls()
@@ -213,6 +227,8 @@ _PROTOTYPES = [
     ("trd_tuner_launch", c_status, [ctypes.c_void_p, ctypes.POINTER(TunedLaunch), ctypes.POINTER(ctypes.c_uint32)]),
     ("trd_tuner_benchmark", c_status, [ctypes.c_void_p, ctypes.POINTER(TunedLaunch), ctypes.POINTER(ctypes.c_double),
                                        ctypes.c_uint32, ctypes.POINTER(ctypes.c_uint32)]),
+    # what a tensor map may be (TRIDENT_1.6): the CUDA driver's rule, which trident.jax checks descriptors by
+    ("trd_tensor_map_check", c_status, [ctypes.POINTER(TensorMapDesc)]),
 ]
 
 # libtrident_xla's (abi: xla/trident/xla.h)

@@ -335,7 +335,7 @@ START_TEST(invalid_descriptors_refused_first)
         {"elem_type", 16, "element type 16 is not a CUtensorMapDataType"},
         {"elem_size", 4, "element size 4 bytes does not fit FLOAT16 (2 bytes)"},
         {"base", 8, "is not 16-byte aligned"},
-        {"base", -1, "is not 16-byte aligned"},
+        {"base", -1, "the base address is NULL"},
         {"shape1", 0, "shape[1] = 0 is outside 1 .. 2^32"},
         {"shape0", (1ll << 32) + 1, "shape[0] = 4294967297 is outside 1 .. 2^32"},
         {"box0", 0, "block[0] = 0 is outside 1 .. 256"},
@@ -402,6 +402,93 @@ START_TEST(invalid_descriptors_refused_first)
     TU_FAILS(cuda.ops->tensor_map_encode(cuda.dev, NULL, out), TRD_ERR_INVALID_ARGUMENT, "desc is NULL");
     TU_FAILS(cuda.ops->tensor_map_encode(cuda.dev, &d, NULL), TRD_ERR_INVALID_ARGUMENT, "out is NULL");
     ck_assert_uint_eq(dbl_calls("cuTensorMapEncodeTiled"), 0);
+    check_clean();
+    driver_close();
+}
+END_TEST
+
+/* 4 rows of 256 16U6_ALIGN16B values (a byte each), rows 288 bytes apart, in 4 x 128 blocks: a map CUDA encodes. */
+static trd_tensor_map_desc_t desc_packed(void)
+{
+    trd_tensor_map_desc_t d = {.struct_size = sizeof d, .rank = 2, .elem_type = 15, .elem_size = 1, .base = memory,
+                               .shape = {4, 256}, .strides = {288, 1}, .box = {4, 128}, .l2_promotion = 2,
+                               .label = "kernel 'k' argument 0 'q_desc'"};
+    return d;
+}
+
+/* libtrident's answer (trd_tensor_map_check) is the driver's: the same verdict and message for the sub-byte types'
+ * rules (CUDA's: 32-byte strides and base for the ALIGN16B types, innermost dimension and block of 128, their
+ * swizzles; ALIGN8B's even dimension, blocks of 32 values) and for the descriptors the driver encodes. */
+START_TEST(driver_encodes_by_libtridents_rule)
+{
+    driver_open("cudadouble");
+    static const struct {
+        int32_t type;
+        const char *field;
+        long long value;
+        const char *needle; /* NULL: encoded */
+    } cases[] = {
+        {15, "", 0, NULL},
+        {14, "", 0, NULL},
+        {13, "box1", 64, NULL},
+        {15, "stride0", 272, "strides[0] is 272 bytes, not a multiple of 32"},
+        {14, "stride0", 144, "strides[0] is 144 bytes, not a multiple of 32"},
+        {15, "base", 16, "is not 32-byte aligned"},
+        {15, "shape1", 192, "16U6_ALIGN16B needs the innermost dimension a multiple of 128, not 192"},
+        {14, "box1", 64, "16U4_ALIGN16B needs an innermost block of 128, not 64"},
+        {15, "swizzle", 1, "16U6_ALIGN16B takes swizzle 0, 3 or 4 (6 to store), not 1"},
+        {14, "swizzle", 6, "16U4_ALIGN16B takes swizzle 0, 3 or 4, not 6"},
+        {15, "oob", 1, "NaN padding needs a floating-point element type, not 16U6_ALIGN16B"},
+        {13, "shape1", 255, "16U4_ALIGN8B needs an even innermost dimension, not 255"},
+        {13, "box1", 48, "the innermost block is 48 4-bit values, not a multiple of 32 (16 bytes)"},
+        {13, "swizzle", 1, NULL}, /* 64 values, 32 bytes: as wide as swizzle 1 spans */
+    };
+    _Alignas(64) unsigned char out[TRD_TENSOR_MAP_BYTES];
+    for (size_t i = 0; i < TU_LEN(cases); i++) {
+        trd_tensor_map_desc_t d = desc_packed();
+        d.elem_type = cases[i].type;
+        const char *f = cases[i].field;
+        long long v = cases[i].value;
+        if (!strcmp(f, "base"))
+            d.base = memory + v;
+        else if (!strcmp(f, "shape1"))
+            d.shape[1] = (uint64_t)v;
+        else if (!strcmp(f, "box1"))
+            d.box[1] = (uint32_t)v;
+        else if (!strcmp(f, "stride0"))
+            d.strides[0] = (uint64_t)v;
+        else if (!strcmp(f, "swizzle"))
+            d.swizzle = (int32_t)v;
+        else if (!strcmp(f, "oob"))
+            d.oob_fill = (int32_t)v;
+        if (cases[i].type == 13 && strcmp(f, "box1"))
+            d.box[1] = 64;
+        unsigned calls = dbl_calls("cuTensorMapEncodeTiled");
+        trd_status_t checked = trd_tensor_map_check(&d);
+        char said[1024];
+        snprintf(said, sizeof said, "%s", checked == TRD_OK ? "" : trd_error_message());
+        trd_status_t st = cuda.ops->tensor_map_encode(cuda.dev, &d, out);
+        ck_assert_msg(st == checked, "case %zu: the driver says %s (%s), libtrident %s (%s)", i, trd_status_name(st),
+                      st ? trd_error_message() : "", trd_status_name(checked), said);
+        if (!cases[i].needle) {
+            ck_assert_uint_eq(dbl_calls("cuTensorMapEncodeTiled"), calls + 1);
+            ck_assert_int_eq(last_tmap().result, 0);
+            continue;
+        }
+        ck_assert_int_eq(st, TRD_ERR_INVALID_ARGUMENT);
+        ck_assert_str_eq(trd_error_message(), said);
+        ck_assert_msg(strstr(said, cases[i].needle), "case %zu: '%s' lacks '%s'", i, said, cases[i].needle);
+        ck_assert_msg(strstr(said, "kernel 'k' argument 0 'q_desc' (shape ["), "%s", said);
+        ck_assert_uint_eq(dbl_calls("cuTensorMapEncodeTiled"), calls);
+    }
+    /* a template (no base yet) is checked but for its address; the driver needs one */
+    trd_tensor_map_desc_t d = desc_packed();
+    d.base = NULL;
+    TU_OK(trd_tensor_map_check(&d));
+    TU_FAILS(cuda.ops->tensor_map_encode(cuda.dev, &d, out), TRD_ERR_INVALID_ARGUMENT, "the base address is NULL");
+    TU_FAILS(trd_tensor_map_check(NULL), TRD_ERR_INVALID_ARGUMENT, "trd_tensor_map_check: desc is NULL");
+    d.struct_size = 16;
+    TU_FAILS(trd_tensor_map_check(&d), TRD_ERR_VERSION, "trd_tensor_map_desc_t");
     check_clean();
     driver_close();
 }
@@ -717,6 +804,10 @@ static const char *execute(struct call *c)
     return result(trd_xla_cuda_execute(&c->frame));
 }
 
+/* The handler's error e says needle. */
+#define XLA_SAYS(e, needle) ck_assert_msg((e) && strstr((e), (needle)), "'%s' lacks '%s'", (e) ? (e) : "(no error)", \
+                                          (needle))
+
 static void xla_setup(void)
 {
     fake_api = (XLA_FFI_Api){.struct_size = XLA_FFI_Api_STRUCT_SIZE,
@@ -804,18 +895,18 @@ START_TEST(xla_instantiate_errors)
         {-1, 0, "argument 0 'in_tma': it is a tensor map (nvTmaDesc): the call must pass kind 4"},
         {-2, 0, "argument 0 'in_tma': the tma attribute has no record for it"},
         {-3, 0, "the tma attribute has 48 values; its 1 tensor map parameters need 24"},
-        {TRD_XLA_TMA_STRIDES, 36, "kernel 'add_kernel' argument 0 'in_tma': tensor map: strides[0] is 72 bytes, not a "
-                                  "multiple of 16"},
-        {TRD_XLA_TMA_STRIDES + 1, 2, "strides[1] = 2: the innermost dimension must be contiguous (1)"},
+        {TRD_XLA_TMA_STRIDES, 36, "kernel 'add_kernel' argument 0 'in_tma' (shape [100, 72], strides [36, 1], block "
+                                  "[32, 64], FLOAT16): strides[0] is 72 bytes, not a multiple of 16"},
+        {TRD_XLA_TMA_STRIDES + 1, 2, "the innermost stride (strides[1]) is 2; TMA needs the last dimension contiguous"},
         {TRD_XLA_TMA_ELEM_TYPE, 16, "element type 16 is not a CUtensorMapDataType"},
-        {TRD_XLA_TMA_ELEM_SIZE, 4, "element size 4 bytes does not fit element type 6 (2 bytes)"},
+        {TRD_XLA_TMA_ELEM_SIZE, 4, "element size 4 bytes does not fit FLOAT16 (2 bytes)"},
         {TRD_XLA_TMA_RANK, 0, "rank 0 is outside 1 .. 5"},
         {TRD_XLA_TMA_RANK, 1, "dimension 1 is beyond rank 1, yet its shape, stride or block is not 0"},
         {TRD_XLA_TMA_BLOCK, 257, "block[0] = 257 is outside 1 .. 256"},
         {TRD_XLA_TMA_SHAPE + 1, 0, "shape[1] = 0 is outside 1 .. 2^32"},
         {TRD_XLA_TMA_SWIZZLE, 1, "the innermost block is 128 bytes, more than the 32 bytes swizzle 1 spans"},
         {TRD_XLA_TMA_SWIZZLE, 9, "swizzle 9 is not a CUtensorMapSwizzle"},
-        {TRD_XLA_TMA_OOB_FILL, 3, "oob_fill 3 is neither 0 (zero) nor 1 (NaN)"},
+        {TRD_XLA_TMA_OOB_FILL, 3, "out-of-bounds fill 3 is neither 0 (zero) nor 1 (NaN)"},
         {TRD_XLA_TMA_BASE, 2, "base 2 is neither 0 (an operand) nor 1 (a result)"},
         {TRD_XLA_TMA_FP4_PADDED, 1, "fp4_padded needs element type 14"},
         {TRD_XLA_TMA_L2_PROMOTION, 5, "L2 promotion 5 is not a CUtensorMapL2promotion"},
@@ -840,16 +931,44 @@ START_TEST(xla_instantiate_errors)
     struct call *c = call_new();
     c->kinds[1] = 4;
     const char *e = instantiate(c);
-    ck_assert_msg(e && strstr(e, "argument 1 'in_dim0': kind 4 (tensor map) is for nvTmaDesc parameters"), "%s",
-                  e ? e : "(no error)");
+    XLA_SAYS(e, "argument 1 'in_dim0': kind 4 (tensor map) is for nvTmaDesc parameters");
     call_free(c);
     /* not on CUDA */
     c = call_new();
     call_frame(c);
     e = result(trd_xla_rocm_instantiate(&c->frame));
-    ck_assert_msg(e && strstr(e, "kernel 'add_kernel' argument 0 'in_tma': tensor maps (TMA) need the CUDA platform, "
-                                 "not rocm"),
-                  "%s", e ? e : "(no error)");
+    XLA_SAYS(e, "kernel 'add_kernel' argument 0 'in_tma': tensor maps (TMA) need the CUDA platform, "
+                "not rocm");
+    call_free(c);
+    ck_assert_uint_eq(dbl_calls("cuTensorMapEncodeTiled"), 0);
+}
+END_TEST
+
+/* INSTANTIATE refuses by the driver's rule: a 16U6_ALIGN16B map with rows 272 bytes apart (a multiple of 16, not
+ * of the 32 CUDA needs for this type) once passed INSTANTIATE and failed at its first EXECUTE, in the driver. */
+START_TEST(xla_instantiate_refuses_what_the_driver_would)
+{
+    struct call *c = call_new();
+    set_tma(c, 0, (int64_t[]){4, 256}, (int64_t[]){272, 1}, (int64_t[]){4, 128}, 15, 1, 0);
+    const char *e = instantiate(c);
+    XLA_SAYS(e, "kernel 'add_kernel' argument 0 'in_tma' (shape [4, 256], strides [272, 1], block "
+                "[4, 128], 16U6_ALIGN16B): strides[0] is 272 bytes, not a multiple of 32");
+    call_free(c);
+    /* 288 bytes apart it is accepted; so is fp4 padded at its doubled innermost dimension */
+    c = call_new();
+    set_tma(c, 0, (int64_t[]){4, 256}, (int64_t[]){288, 1}, (int64_t[]){4, 128}, 15, 1, 0);
+    e = instantiate(c);
+    ck_assert_msg(e == NULL, "%s", e);
+    call_free(c);
+    c = call_new();
+    set_tma(c, 0, (int64_t[]){4, 64}, (int64_t[]){64, 1}, (int64_t[]){4, 128}, 14, 1, 0);
+    c->tma[TRD_XLA_TMA_FP4_PADDED] = 1;
+    e = instantiate(c);
+    ck_assert_msg(e == NULL, "%s", e);
+    c->tma[TRD_XLA_TMA_SHAPE + 1] = 32; /* 64 values: not a multiple of 128 */
+    e = instantiate(c);
+    XLA_SAYS(e, "(shape [4, 64], strides [64, 1], block [4, 128], 16U4_ALIGN16B): 16U4_ALIGN16B needs "
+                "the innermost dimension a multiple of 128, not 64");
     call_free(c);
     ck_assert_uint_eq(dbl_calls("cuTensorMapEncodeTiled"), 0);
 }
@@ -987,8 +1106,8 @@ START_TEST(xla_autotune_record_errors)
         {-1, 0, "kernel 'add_kernel' argument 0 'in_tma': the tma attribute has no record for it for every candidate"},
         {-2, 0, "the tma attribute has 72 values; its 1 tensor map parameters need 48 (24 each, for each of 2 "
                 "candidates)"},
-        {TRD_XLA_TMA_BLOCK, 257, "kernel 'add_kernel' candidate 1 argument 0 'in_tma': tensor map: block[0] = 257 is "
-                                 "outside 1 .. 256"},
+        {TRD_XLA_TMA_BLOCK, 257, "kernel 'add_kernel' candidate 1 argument 0 'in_tma' (shape [100, 72], strides [80, "
+                                 "1], block [257, 64], FLOAT16): block[0] = 257 is outside 1 .. 256"},
         {TRD_XLA_TMA_SHAPE, 90, "kernel 'add_kernel' candidate 1 argument 0 'in_tma': tensor map: its record "
                                 "describes another tensor than candidate 0's"},
         {TRD_XLA_TMA_BASE, 1, "candidate 1 argument 0 'in_tma': tensor map: its record describes another tensor"},
@@ -1015,10 +1134,9 @@ START_TEST(xla_autotune_record_errors)
     ck_assert_msg(e == NULL, "%s", e);
     c->in_dims[0] = 50;
     e = execute(c);
-    ck_assert_msg(e && strstr(e, "none of its 2 candidates can run on cuda:0 (candidate 0: kernel 'add_kernel' "
-                                 "candidate 0 argument 0 'in_tma': tensor map: it reaches element 7991 of its base, "
-                                 "operand 0, which has 4000 elements)"),
-                  "%s", e ? e : "(no error)");
+    XLA_SAYS(e, "none of its 2 candidates can run on cuda:0 (candidate 0: kernel 'add_kernel' "
+                "candidate 0 argument 0 'in_tma': tensor map: it reaches element 7991 of its base, "
+                "operand 0, which has 4000 elements)");
     call_free(c);
     ck_assert_uint_eq(dbl_launch_count(), 0);
     check_clean();
@@ -1293,6 +1411,7 @@ static Suite *suite(void)
     tcase_add_test(t, encode_2d_reverses_dims_and_strides_in_bytes);
     tcase_add_test(t, encode_ranks_1_3_5_and_nan_fill);
     tcase_add_test(t, invalid_descriptors_refused_first);
+    tcase_add_test(t, driver_encodes_by_libtridents_rule);
     tcase_add_test(t, cuda_failure_names_the_error_and_the_argument);
     tcase_add_test(t, no_tma_unit_or_no_function_is_unsupported);
     tcase_add_test(t, double_logs_a_broken_rule);
@@ -1310,6 +1429,7 @@ static Suite *suite(void)
     tcase_add_checked_fixture(x, xla_setup, xla_teardown);
     tcase_add_test(x, xla_launch_encodes_the_map_per_execution);
     tcase_add_test(x, xla_instantiate_errors);
+    tcase_add_test(x, xla_instantiate_refuses_what_the_driver_would);
     tcase_add_test(x, xla_execute_errors);
     tcase_add_test(x, xla_autotune_launches_each_candidate_with_its_own_map);
     tcase_add_test(x, xla_autotune_under_capture_launches_candidate_0_with_its_map);

@@ -5,14 +5,20 @@ is an operand; the `tma` attribute carries what libtrident's handler needs to
 encode the CUtensorMap from the buffer's address at each launch (docs/xla.md).
 An autotuned call carries each candidate's own records, since a map's box is
 its compilation's. Checked here, so that a bad descriptor fails when the call
-is lowered, naming the argument."""
+is lowered, naming the argument: by libtrident's rule (trd_tensor_map_check,
+the one the CUDA driver encodes by), on the descriptor the handler will make
+of the record; what is checked here besides is the array's and the
+metadata's."""
 from __future__ import annotations
 
 from typing import Optional, Sequence
 
+import ctypes
+
 import numpy as np
 
 from .. import Kernel
+from .._lib import TensorMapDesc, lib, sized
 from . import protocol as P
 from .errors import KernelCallError, label as _label
 from .tensordesc import TensorDescriptor
@@ -22,8 +28,40 @@ TMA_MAX_RANK = P.TMA_MAX_RANK
 # cuTensorMapEncodeTiled takes) has f64, bf16 and f32.ftz in another order
 _PTX_TO_CU_DTYPE = {8: 10, 9: 8, 10: 9}
 _CU_FLOAT32, _CU_TFLOAT32, _CU_16U4_ALIGN16B = 7, 11, 14
-_CU_FLOAT_TYPES = range(6, 13)      # FLOAT16 .. TFLOAT32_FTZ: NaN padding needs one of them
 _L2_PROMOTION_128B = 2              # Triton's launcher always asks for 128-byte L2 promotion
+# the record's fields that go into trd_tensor_map_desc_t, and the most each field there holds
+_DESC_FIELDS = [(P.TMA_ELEM_TYPE, 1, "element type", 2**31 - 1), (P.TMA_ELEM_SIZE, 1, "element size", 2**32 - 1),
+                (P.TMA_SWIZZLE, 1, "swizzle", 2**31 - 1), (P.TMA_SHAPE, TMA_MAX_RANK, "shape", 2**63 - 1),
+                (P.TMA_STRIDES, TMA_MAX_RANK, "strides", 2**63 - 1), (P.TMA_BLOCK, TMA_MAX_RANK, "block", 2**32 - 1)]
+
+
+def tensor_map_desc(record: list[int], label: str) -> TensorMapDesc:
+    """The trd_tensor_map_desc_t the XLA handler makes of a `tma` record (xla/tma.c), without its base address
+    (XLA's buffer, known at execution); a value its field cannot hold raises KernelCallError."""
+    rank = record[P.TMA_RANK]
+    for at, count, name, most in _DESC_FIELDS:
+        for k in range(rank if count > 1 else 1):
+            if not 0 <= record[at + k] <= most:
+                raise KernelCallError(f"{label}: {name}{f'[{k}]' if count > 1 else ''} = {record[at + k]} is "
+                                      f"outside 0 .. {most}")
+    d = sized(TensorMapDesc)
+    d.rank, d.elem_type, d.elem_size = rank, record[P.TMA_ELEM_TYPE], record[P.TMA_ELEM_SIZE]
+    d.swizzle, d.oob_fill, d.l2_promotion = record[P.TMA_SWIZZLE], record[P.TMA_OOB_FILL], record[P.TMA_L2_PROMOTION]
+    for i in range(rank):
+        d.shape[i], d.strides[i], d.box[i] = (record[P.TMA_SHAPE + i], record[P.TMA_STRIDES + i],
+                                              record[P.TMA_BLOCK + i])
+    if record[P.TMA_FP4_PADDED]:    # fp4 values two to a byte: the map counts values, the array's shape bytes
+        d.shape[rank - 1] *= 2
+    d.label = label.encode()
+    return d
+
+
+def check_tensor_map(record: list[int], label: str) -> None:
+    """libtrident's rule (trd_tensor_map_check: the CUDA driver's) on the record's descriptor: KernelCallError with
+    libtrident's message (the label, the descriptor, the value at fault) where the driver would refuse it."""
+    L = lib()
+    if L.trd_tensor_map_check(ctypes.byref(tensor_map_desc(record, label))) != 0:
+        raise KernelCallError(L.trd_error_message().decode(errors="replace"))
 
 
 def tma_metas(kernel: Kernel) -> list[dict]:
@@ -66,33 +104,13 @@ def tma_record(label: str, desc: TensorDescriptor, meta: dict) -> list[int]:
     if itemsize != elem_size:
         raise KernelCallError(f"{where}: its base is an array of {np.dtype(base.dtype).name} ({itemsize}-byte "
                               f"elements); the kernel reads {elem_size}-byte elements through it")
-    if any(n < 1 for n in shape):
-        raise KernelCallError(f"{where}: every dimension must be at least 1")
-    if strides[-1] != 1:
-        raise KernelCallError(f"{where}: TMA needs the last dimension contiguous (stride 1), not {strides[-1]}")
-    for i, st in enumerate(strides[:-1]):
-        if st < 1 or st * elem_size % 16:
-            raise KernelCallError(f"{where}: strides[{i}] is {st * elem_size} bytes; TMA needs a positive multiple "
-                                  f"of 16")
-    reach = sum((n - 1) * st for n, st in zip(shape, strides))
-    size = int(np.prod(base.shape, dtype=np.int64))
-    if reach >= size:
-        raise KernelCallError(f"{where}: it reaches element {reach} of its base, an array of {size} elements")
     nan = desc.padding == "nan"
     if desc.round_f32_to_tf32:
         if elem_type != _CU_FLOAT32:
             raise KernelCallError(f"{where}: round_f32_to_tf32 is for float32 descriptors")
         elem_type = _CU_TFLOAT32
-    if nan and elem_type not in _CU_FLOAT_TYPES:
-        raise KernelCallError(f"{where}: padding='nan' needs a floating-point array, not "
-                              f"{np.dtype(base.dtype).name}")
     if fp4 and elem_type != _CU_16U4_ALIGN16B:
         raise KernelCallError(f"{where}: the metadata marks it fp4-padded with element type {elem_type}")
-    row = block[-1] * (1 if fp4 else elem_size)
-    if not fp4 and row % 16:
-        raise KernelCallError(f"{where}: the kernel moves blocks whose rows are {row} bytes; TMA moves rows of a "
-                              f"multiple of 16 bytes (a last block dimension of at least {16 // elem_size} for "
-                              f"{np.dtype(base.dtype).name})")
 
     record = [0] * P.TMA_FIELDS
     record[P.TMA_BASE] = 0   # the descriptor's base is an operand
@@ -101,6 +119,11 @@ def tma_record(label: str, desc: TensorDescriptor, meta: dict) -> list[int]:
     record[P.TMA_L2_PROMOTION] = _L2_PROMOTION_128B
     for at, values in ((P.TMA_SHAPE, shape), (P.TMA_STRIDES, strides), (P.TMA_BLOCK, block)):
         record[at:at + rank] = values
+    check_tensor_map(record, label)
+    reach = sum((n - 1) * st for n, st in zip(shape, strides))
+    size = int(np.prod(base.shape, dtype=np.int64))
+    if reach >= size:
+        raise KernelCallError(f"{where}: it reaches element {reach} of its base, an array of {size} elements")
     return record
 
 
