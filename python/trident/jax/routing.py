@@ -25,7 +25,7 @@ import warnings
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
 from .. import _option_text, is_option, option_names, option_releases, options as option_table
-from .._lib import TridentError, check, lib
+from .._lib import Status, TridentError, check, lib
 from .compile import TRITON_VERSION, Target
 from .errors import OptionError
 
@@ -159,7 +159,7 @@ def validate(kernel: str, t: Target, options: Mapping[str, Any]) -> None:
                 raise OptionError(f"kernel '{kernel}': option {name}={value!r} for {t} (Triton {TRITON_VERSION}): "
                                   f"{why}")
             st = L.trd_options_set(o, name.encode(), _option_text(value).encode())
-            if st != 0:
+            if st != Status.OK:
                 try:
                     check(st)
                 except TridentError as e:

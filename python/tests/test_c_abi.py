@@ -1,0 +1,90 @@
+# SPDX-License-Identifier: Apache-2.0
+"""What Python restates of C is held to C: trident._lib's ctypes structs field by field (names in order, offset,
+size) and its enums to abi/trident/trident.h, trident's table of image formats to core/image.c's, and
+trident.jax.host_ffi's structs and numbers to XLA's FFI C API (xla/ffi/api/c_api.h of the installed jaxlib).
+The layouts come from a C program built against the header (c_probe.py)."""
+import ctypes
+import re
+
+import pytest
+
+import c_probe
+from conftest import BUILD, SRC
+
+import trident
+import trident._lib as L
+
+TRIDENT_H = SRC / "abi" / "trident" / "trident.h"
+
+
+def _trident_dirs():
+    """The include directories of trident.h: the source tree's abi/ and the build tree's (trident/version.h)."""
+    dirs = [SRC / "abi", BUILD / "abi"]
+    if not any((d / "trident" / "version.h").exists() for d in dirs):
+        pytest.skip(f"trident/version.h is in neither {dirs[0]} nor {dirs[1]} (TRD_SRCDIR, TRD_BUILDDIR)")
+    return dirs
+
+
+def _c_type(cls: type) -> str:
+    """trd_device_props_t for DeviceProps: trident.h's name of a _lib struct."""
+    return "trd_" + re.sub(r"(?<!^)(?=[A-Z])", "_", cls.__name__).lower() + "_t"
+
+
+# the structs and unions of _lib: (C type, struct tag, union member) where the name does not say
+_UNNAMED = {"ArgValue": ("__typeof__(((trd_arg_t *)0)->value)", "trd_arg", "value")}
+
+# _lib's enums: C enum tag, prefix of its constants
+_ENUMS = {L.Status: ("trd_status_code", "TRD_"), L.OptionStage: ("trd_option_stage", "TRD_STAGE_"),
+          L.OptionFlag: ("trd_option_flags", "TRD_OPTION_"), L.DriverStatus: ("trd_driver_status", "TRD_DRIVER_"),
+          L.DeviceKind: ("trd_device_kind", "TRD_DEVICE_"), L.DeviceFlag: ("trd_device_flags", "TRD_DEVICE_"),
+          L.KernelSource: ("trd_kernel_source", "TRD_SOURCE_"), L.Format: ("trd_image_format", "TRD_FORMAT_"),
+          L.ArgKind: ("trd_arg_kind", "TRD_ARG_")}
+
+
+def _lib_classes(base: type) -> list[type]:
+    return [c for c in vars(L).values()
+            if isinstance(c, type) and issubclass(c, base) and c.__module__ == L.__name__]
+
+
+def test_every_ctypes_struct_is_trident_h_field_by_field():
+    header = TRIDENT_H.read_text()
+    structs = _lib_classes(ctypes.Structure) + _lib_classes(ctypes.Union)
+    assert len(structs) >= 15
+    exprs, expected = [], []
+    for cls in structs:
+        c_type, tag, union = _UNNAMED.get(cls.__name__, (_c_type(cls), _c_type(cls)[:-2], None))
+        names = [f[0] for f in cls._fields_]
+        assert names == c_probe.members(header, tag, union), f"{cls.__name__}: the members of {c_type}"
+        exprs += c_probe.layout_exprs(c_type, names)
+        expected += [(cls.__name__, what) for what in ["sizeof"] + [f"{n}.{k}" for n in names
+                                                                   for k in ("offset", "size")]]
+    got = c_probe.values(["<trident/trident.h>"], _trident_dirs(), exprs)
+    ours = [v for cls in structs for v in c_probe.py_layout(cls)]
+    wrong = [f"{cls}.{what}: C {c}, ctypes {p}" for (cls, what), c, p in zip(expected, got, ours) if c != p]
+    assert not wrong, "\n".join(wrong)
+
+
+def test_every_enum_is_trident_h():
+    header = TRIDENT_H.read_text()
+    exprs, ours = [], []
+    for enum, (tag, prefix) in _ENUMS.items():
+        assert [prefix + m.name for m in enum] == c_probe.enumerators(header, tag), f"{enum.__name__}: enum {tag}"
+        exprs += [prefix + m.name for m in enum]
+        ours += [int(m) for m in enum]
+    assert c_probe.values(["<trident/trident.h>"], _trident_dirs(), exprs) == ours
+
+
+def test_status_names_are_libtridents():
+    """Without a compiler too: libtrident names each status as Status does, and knows no other."""
+    for st in L.Status:
+        assert L.lib().trd_status_name(st).decode() == "TRD_" + st.name
+    assert L.lib().trd_status_name(len(L.Status)).decode() == "TRD_ERR_UNKNOWN"
+
+
+def test_format_table_is_core_image_c():
+    """trident's table of image formats is core/image.c's, row by row (the enum constants by name)."""
+    rows = re.findall(r'\{TRD_FORMAT_(\w+), "([^"]*)", "([^"]*)", "([^"]*)"\}', (SRC / "core" / "image.c").read_text())
+    assert rows, "core/image.c has no format table"
+    assert [(f.name, n, b, e) for f, n, b, e in trident._FORMAT_TABLE] == rows
+    # every known format has a row; UNKNOWN has none
+    assert {f for f, *_ in trident._FORMAT_TABLE} == set(L.Format) - {L.Format.UNKNOWN}
