@@ -13,6 +13,7 @@ import pytest
 import triton
 import triton.language as tl
 
+import trident
 import trident.jax as jt
 from trident.jax import compile as jt_compile
 from trident.jax import lowering as jt_lowering
@@ -361,6 +362,10 @@ def test_target_parsing():
     assert jt.target("sm90") == jt.Target("cuda", 90, 32) == jt.target("cuda:sm90") == jt.target(90)
     assert jt.target("gfx942") == jt.Target("hip", "gfx942", 64)
     assert jt.target("hip:gfx1100").warp_size == 32
+    # the wave size is libtrident's rule (options/hip.c: RDNA, gfx10 and newer, wave32; CDNA wave64)
+    for arch, wave in (("gfx90a", 64), ("gfx942", 64), ("gfx950", 64), ("gfx1030", 32), ("gfx1201", 32)):
+        assert jt.target(arch).warp_size == int(trident.option_value("hip", "warp_size", arch)) == wave
+    assert jt.target("gfx10").warp_size == 64   # an arch the table refuses: its default
     assert jt.target("host").backend == "host"
     with pytest.raises(jt.CompileError, match="expected sm"):
         jt.target("volta")

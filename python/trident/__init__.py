@@ -177,12 +177,23 @@ def option_names(backend: str, triton_version: Optional[str] = None) -> list[str
 
 def check_option(backend: str, name: str, value: Any) -> str:
     """Validates one option value with the C tables; returns its canonical text or raises TridentError."""
+    return _option_value(backend, name, {name: _option_text(value)})
+
+
+def option_value(backend: str, name: str, arch: Optional[str] = None) -> str:
+    """An option's default in the backend's table, as text; with arch, the value derived for that target (the hip
+    table's warp_size: 32 for gfx10 and newer, else 64). TridentError for an arch the table refuses."""
+    return _option_value(backend, name, {"arch": arch} if arch is not None else {})
+
+
+def _option_value(backend: str, name: str, given: dict[str, str]) -> str:
+    """The text of option name in a fresh option set of the backend, after setting the given values."""
     L = lib()
     o = ctypes.c_void_p()
     check(L.trd_options_create(backend.encode(), ctypes.byref(o)))
     try:
-        text = _option_text(value)
-        check(L.trd_options_set(o, name.encode(), text.encode()))
+        for k, v in given.items():
+            check(L.trd_options_set(o, k.encode(), v.encode()))
         buf = ctypes.create_string_buffer(8192)
         n = ctypes.c_size_t()
         check(L.trd_options_get(o, name.encode(), buf, len(buf), ctypes.byref(n)))
