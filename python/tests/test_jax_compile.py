@@ -50,7 +50,13 @@ def test_compiles_for_sm90_and_gfx942_into_one_bundle(record):
     assert c.args[2] == 1024
     meta = {t.arch: t.metadata for t in c.kernel.targets}
     assert meta["sm90"]["num_warps"] == 4 and meta["gfx942"]["num_warps"] == 4
-    assert meta["sm90"]["num_stages"] == 3   # jax-triton's default
+    # what the caller leaves unset is each target's backend's default in trident's tables (HIPOptions' num_stages is
+    # 2, CUDAOptions' 3), not CUDA's for every target
+    for arch, backend in (("sm90", "cuda"), ("gfx942", "hip")):
+        table = {o["name"]: o["default"] for o in trident.options(backend, triton.__version__)}
+        for k in ("num_warps", "num_stages", "num_ctas"):
+            assert meta[arch][k] == int(table[k]), (arch, k)
+    assert (meta["sm90"]["num_stages"], meta["gfx942"]["num_stages"]) == (3, 2)
 
 
 def test_tracing_never_compiles_lowering_does(record, monkeypatch, fresh_cache):

@@ -140,6 +140,20 @@ def for_backend(backend: str, kwargs: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in kwargs.items() if v is not None and _is_option(table, k)}
 
 
+# the options triton_call gives a value where the caller gives none (jax-triton's num_warps, num_stages, num_ctas)
+DEFAULTED = ("num_warps", "num_stages", "num_ctas")
+
+
+def defaults(backend: str, given: Iterable[str] = ()) -> dict[str, Any]:
+    """The backend's defaults of DEFAULTED but the given names, from trident's table for the installed release
+    (CUDAOptions' num_stages is 3, HIPOptions' and XPUOptions' 2)."""
+    table = _TABLE.get(backend)
+    if table is None:
+        return {}
+    skip = set(given)
+    return {k: int(_fields(table)[k]["default"]) for k in DEFAULTED if k not in skip and k in _fields(table)}
+
+
 def validate(kernel: str, t: Target, options: Mapping[str, Any]) -> None:
     """Checks each option value with trident's table for t's backend, the target's arch set."""
     table = _TABLE.get(t.backend)
