@@ -1,9 +1,10 @@
 # SPDX-License-Identifier: Apache-2.0
 """ctypes bindings of libtrident's C ABI (abi/trident/trident.h).
 
-Every struct here mirrors the C one field for field; each begins with its
-size, which is set from ctypes.sizeof so that libtrident reads only what this
-module knows about."""
+Every struct here mirrors the C one field for field, and every enum the C
+one (tests/test_c_abi.py holds both to the header); each struct begins with
+its size, which is set from ctypes.sizeof so that libtrident reads only what
+this module knows about."""
 from __future__ import annotations
 
 import ctypes
