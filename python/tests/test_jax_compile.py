@@ -13,6 +13,7 @@ import pytest
 import triton
 import triton.language as tl
 
+import trident
 import trident.jax as jt
 from trident.jax import compile as jt_compile
 from trident.jax import lowering as jt_lowering
@@ -49,7 +50,13 @@ def test_compiles_for_sm90_and_gfx942_into_one_bundle(record):
     assert c.args[2] == 1024
     meta = {t.arch: t.metadata for t in c.kernel.targets}
     assert meta["sm90"]["num_warps"] == 4 and meta["gfx942"]["num_warps"] == 4
-    assert meta["sm90"]["num_stages"] == 3   # jax-triton's default
+    # what the caller leaves unset is each target's backend's default in trident's tables (HIPOptions' num_stages is
+    # 2, CUDAOptions' 3), not CUDA's for every target
+    for arch, backend in (("sm90", "cuda"), ("gfx942", "hip")):
+        table = {o["name"]: o["default"] for o in trident.options(backend, triton.__version__)}
+        for k in ("num_warps", "num_stages", "num_ctas"):
+            assert meta[arch][k] == int(table[k]), (arch, k)
+    assert (meta["sm90"]["num_stages"], meta["gfx942"]["num_stages"]) == (3, 2)
 
 
 def test_tracing_never_compiles_lowering_does(record, monkeypatch, fresh_cache):
@@ -361,6 +368,10 @@ def test_target_parsing():
     assert jt.target("sm90") == jt.Target("cuda", 90, 32) == jt.target("cuda:sm90") == jt.target(90)
     assert jt.target("gfx942") == jt.Target("hip", "gfx942", 64)
     assert jt.target("hip:gfx1100").warp_size == 32
+    # the wave size is libtrident's rule (options/hip.c: RDNA, gfx10 and newer, wave32; CDNA wave64)
+    for arch, wave in (("gfx90a", 64), ("gfx942", 64), ("gfx950", 64), ("gfx1030", 32), ("gfx1201", 32)):
+        assert jt.target(arch).warp_size == int(trident.option_value("hip", "warp_size", arch)) == wave
+    assert jt.target("gfx10").warp_size == 64   # an arch the table refuses: its default
     assert jt.target("host").backend == "host"
     with pytest.raises(jt.CompileError, match="expected sm"):
         jt.target("volta")

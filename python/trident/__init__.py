@@ -21,16 +21,27 @@ from typing import Any, Optional, Sequence
 
 from ._version import __version__
 from ._lib import (
-    BundleTarget, DeviceProps, DriverInfo, KernelDesc, KernelInfo, OptionInfo, OptionReleases, TargetInfo,
-    TridentError, check, lib, s, sized,
+    BundleTarget, DeviceFlag, DeviceKind, DeviceProps, DriverInfo, DriverStatus, Format, KernelDesc, KernelInfo,
+    KernelSource, OptionFlag, OptionInfo, OptionReleases, OptionStage, Status, TargetInfo, TridentError, check, lib, s,
+    sized,
 )
 
 __all__ = ["__version__", "TridentError", "Kernel", "Param", "Variant", "write_variants_bundle", "devices", "drivers", "options", "option_names", "is_option",
            "option_releases", "version", "library_path", "cache_dir"]
 
-_FORMATS = {0: "unknown", 1: "cubin", 2: "ptx", 3: "fatbin", 4: "hsaco", 5: "spirv", 6: "zebin", 7: "so"}
+# core/image.c's table (the owner; tests/test_c_abi.py holds this copy to it): format, name, backend, file extension
+_FORMAT_TABLE = (
+    (Format.CUBIN, "cubin", "cuda", ".cubin"),
+    (Format.PTX, "ptx", "cuda", ".ptx"),
+    (Format.FATBIN, "fatbin", "cuda", ".fatbin"),
+    (Format.HSACO, "hsaco", "hip", ".hsaco"),
+    (Format.SPIRV, "spirv", "xpu", ".spv"),
+    (Format.ZEBIN, "zebin", "xpu", ".zebin"),
+    (Format.HOST_SO, "so", "host", ".so"),
+)
+_FORMATS = {Format.UNKNOWN: "unknown", **{f: name for f, name, _, _ in _FORMAT_TABLE}}
 _FORMAT_IDS = {v: k for k, v in _FORMATS.items()}
-_STAGES = {1: "compile", 2: "load", 3: "launch", 4: "runtime"}
+_STAGES = {s.value: s.name.lower() for s in OptionStage}
 
 
 def version() -> str:
@@ -54,7 +65,7 @@ def cache_dir() -> Optional[str]:
     $XDG_CACHE_HOME/trident, else ~/.cache/trident), or None when there is none."""
     d = ctypes.c_char_p()
     st = lib().trd_runtime_cache_dir(_runtime(), ctypes.byref(d))
-    if st == 2:  # TRD_ERR_NOT_FOUND
+    if st == Status.ERR_NOT_FOUND:
         return None
     check(st)
     return s(d.value)
@@ -80,13 +91,14 @@ def devices() -> list[dict]:
         check(L.trd_device_get_props(d, ctypes.byref(p)))
         out.append({
             "index": p.index, "uri": s(p.uri), "driver": s(p.driver), "backend": s(p.backend), "name": s(p.name),
-            "vendor": s(p.vendor), "arch": s(p.arch), "kind": "gpu" if p.kind == 1 else "cpu",
+            "vendor": s(p.vendor), "arch": s(p.arch), "kind": "gpu" if p.kind == DeviceKind.GPU else "cpu",
             "ordinal": p.ordinal, "warp_size": p.warp_size, "compute_units": p.compute_units,
             "max_threads_per_block": p.max_threads_per_block, "memory_bytes": p.memory_bytes,
             "max_shared_per_block": p.max_shared_per_block,
             "max_shared_per_block_optin": p.max_shared_per_block_optin, "pci_bus_id": s(p.pci_bus_id),
-            "uuid": _uuid(p.uuid) if p.flags & 1 else None, "cooperative_launch": bool(p.flags & 2),
-            "cluster_launch": bool(p.flags & 4),
+            "uuid": _uuid(p.uuid) if p.flags & DeviceFlag.HAS_UUID else None,
+            "cooperative_launch": bool(p.flags & DeviceFlag.COOPERATIVE_LAUNCH),
+            "cluster_launch": bool(p.flags & DeviceFlag.CLUSTER_LAUNCH),
         })
     return out
 
@@ -102,7 +114,7 @@ def drivers() -> list[dict]:
         d = sized(DriverInfo)
         check(L.trd_runtime_driver_info(rt, i, ctypes.byref(d)))
         out.append({"name": s(d.name), "backend": s(d.backend), "path": s(d.path),
-                    "status": ["loaded", "skipped", "failed"][d.status], "reason": s(d.reason) or None,
+                    "status": DriverStatus(d.status).name.lower(), "reason": s(d.reason) or None,
                     "devices": d.device_count, "abi_version": d.abi_version})
     return out
 
@@ -112,7 +124,7 @@ def _option_dict(backend: str, o: OptionInfo, default: Optional[str] = None) -> 
             "default": s(o.default_value) if default is None else default,
             "stage": _STAGES.get(o.stage, "?"), "doc": s(o.doc), "derived": s(o.derived), "values": s(o.values),
             "since": s(o.triton_since), "until": s(o.triton_until), "env": s(o.env),
-            "triton_field": not (o.flags & 2)}
+            "triton_field": not (o.flags & OptionFlag.NOT_FIELD)}
 
 
 def options(backend: str, triton_version: Optional[str] = None) -> list[dict]:
@@ -126,14 +138,16 @@ def options(backend: str, triton_version: Optional[str] = None) -> list[dict]:
     for i in range(n.value):
         o = sized(OptionInfo)
         check(L.trd_option_info(backend.encode(), i, ctypes.byref(o)))
-        if triton_version is None and not (o.flags & 2) and not is_option(backend, s(o.name)):
+        field = not (o.flags & OptionFlag.NOT_FIELD)
+        if triton_version is None and field and not is_option(backend, s(o.name)):
             continue
-        if triton_version is not None and not (o.flags & 2) and not is_option(backend, s(o.name), triton_version):
+        if triton_version is not None and field and not is_option(backend, s(o.name), triton_version):
             continue
         default = None
         d = ctypes.c_char_p()
-        if (triton_version is not None and not (o.flags & 2)
-                and L.trd_option_default(backend.encode(), o.name, triton_version.encode(), ctypes.byref(d)) == 0):
+        if (triton_version is not None and field
+                and L.trd_option_default(backend.encode(), o.name, triton_version.encode(), ctypes.byref(d))
+                == Status.OK):
             default = s(d.value)   # else a release newer than the tables (or trident's own): the newest's
         out.append(_option_dict(backend, o, default))
     return out
@@ -163,12 +177,23 @@ def option_names(backend: str, triton_version: Optional[str] = None) -> list[str
 
 def check_option(backend: str, name: str, value: Any) -> str:
     """Validates one option value with the C tables; returns its canonical text or raises TridentError."""
+    return _option_value(backend, name, {name: _option_text(value)})
+
+
+def option_value(backend: str, name: str, arch: Optional[str] = None) -> str:
+    """An option's default in the backend's table, as text; with arch, the value derived for that target (the hip
+    table's warp_size: 32 for gfx10 and newer, else 64). TridentError for an arch the table refuses."""
+    return _option_value(backend, name, {"arch": arch} if arch is not None else {})
+
+
+def _option_value(backend: str, name: str, given: dict[str, str]) -> str:
+    """The text of option name in a fresh option set of the backend, after setting the given values."""
     L = lib()
     o = ctypes.c_void_p()
     check(L.trd_options_create(backend.encode(), ctypes.byref(o)))
     try:
-        text = _option_text(value)
-        check(L.trd_options_set(o, name.encode(), text.encode()))
+        for k, v in given.items():
+            check(L.trd_options_set(o, k.encode(), v.encode()))
         buf = ctypes.create_string_buffer(8192)
         n = ctypes.c_size_t()
         check(L.trd_options_get(o, name.encode(), buf, len(buf), ctypes.byref(n)))
@@ -250,7 +275,7 @@ class Kernel:
         d.metadata = metadata.encode() if metadata else None
         if format is not None:
             d.format = _FORMAT_IDS[format]
-            d.source = 3
+            d.source = KernelSource.IMAGE
         d.target = target.encode() if target else None
         self._k = ctypes.c_void_p()
         check(L.trd_kernel_create(_runtime(), ctypes.byref(d), ctypes.byref(self._k)))

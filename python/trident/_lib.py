@@ -1,18 +1,105 @@
 # SPDX-License-Identifier: Apache-2.0
 """ctypes bindings of libtrident's C ABI (abi/trident/trident.h).
 
-Every struct here mirrors the C one field for field; each begins with its
-size, which is set from ctypes.sizeof so that libtrident reads only what this
-module knows about."""
+Every struct here mirrors the C one field for field, and every enum the C
+one (tests/test_c_abi.py holds both to the header); each struct begins with
+its size, which is set from ctypes.sizeof so that libtrident reads only what
+this module knows about."""
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import enum
 import os
 import threading
 from pathlib import Path
 
 c_status = ctypes.c_int32
+
+
+# trident.h's enums this package uses, each member named as in C less the prefix given (the C names are the
+# owners: tests/test_c_abi.py holds every member, name and value, to the header)
+class Status(enum.IntEnum):
+    """enum trd_status_code (TRD_)."""
+    OK = 0
+    ERR_INVALID_ARGUMENT = 1
+    ERR_NOT_FOUND = 2
+    ERR_UNSUPPORTED = 3
+    ERR_NO_MEMORY = 4
+    ERR_DEVICE = 5
+    ERR_IO = 6
+    ERR_FORMAT = 7
+    ERR_DRIVER = 8
+    ERR_LIMIT = 9
+    ERR_NO_DEVICE = 10
+    ERR_VERSION = 11
+    ERR_STATE = 12
+    ERR_BUFFER_TOO_SMALL = 13
+    ERR_INTERNAL = 14
+
+
+class OptionStage(enum.IntEnum):
+    """enum trd_option_stage (TRD_STAGE_)."""
+    COMPILE = 1
+    LOAD = 2
+    LAUNCH = 3
+    RUNTIME = 4
+
+
+class OptionFlag(enum.IntFlag):
+    """enum trd_option_flags (TRD_OPTION_)."""
+    DERIVED = 1
+    NOT_FIELD = 2
+
+
+class DriverStatus(enum.IntEnum):
+    """enum trd_driver_status (TRD_DRIVER_)."""
+    LOADED = 0
+    SKIPPED = 1
+    FAILED = 2
+
+
+class DeviceKind(enum.IntEnum):
+    """enum trd_device_kind (TRD_DEVICE_)."""
+    GPU = 1
+    CPU = 2
+
+
+class DeviceFlag(enum.IntFlag):
+    """enum trd_device_flags (TRD_DEVICE_)."""
+    HAS_UUID = 1
+    COOPERATIVE_LAUNCH = 2
+    CLUSTER_LAUNCH = 4
+
+
+class KernelSource(enum.IntEnum):
+    """enum trd_kernel_source (TRD_SOURCE_)."""
+    AUTO = 0
+    BUNDLE = 1
+    TRITON_CACHE = 2
+    IMAGE = 3
+
+
+class Format(enum.IntEnum):
+    """enum trd_image_format (TRD_FORMAT_)."""
+    UNKNOWN = 0
+    CUBIN = 1
+    PTX = 2
+    FATBIN = 3
+    HSACO = 4
+    SPIRV = 5
+    ZEBIN = 6
+    HOST_SO = 7
+
+
+class ArgKind(enum.IntEnum):
+    """enum trd_arg_kind (TRD_ARG_)."""
+    INT = 1
+    UINT = 2
+    FLOAT = 3
+    PTR = 4
+    BUFFER = 5
+    BITS = 6
 
 
 class TridentError(RuntimeError):
@@ -104,7 +191,7 @@ class ArgValue(ctypes.Union):
 
 
 class Arg(ctypes.Structure):
-    """trd_arg_t: one launch argument (kind 1 int, 2 uint, 3 float, 4 ptr, 5 buffer, 6 raw bits)."""
+    """trd_arg_t: one launch argument (kind: an ArgKind)."""
     _fields_ = [("kind", ctypes.c_int32), ("reserved", ctypes.c_uint32), ("value", ArgValue)]
 
 
@@ -340,7 +427,7 @@ def xla_lib():
 
 def check(status: int):
     """Raises TridentError for a failed call."""
-    if status != 0:
+    if status != Status.OK:
         L = lib()
         raise TridentError(L.trd_status_name(status).decode(), L.trd_error_message().decode(errors="replace"))
 

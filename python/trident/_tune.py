@@ -8,12 +8,12 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Optional, Sequence
 
-from ._lib import Arg, BundleVariant, Launch, TunedLaunch, TunerDesc, VariantInfo, check, lib, s, sized
+from ._lib import (
+    Arg, ArgKind, BundleVariant, DeviceKind, Launch, TunedLaunch, TunerDesc, VariantInfo, check, lib, s, sized,
+)
 
 if TYPE_CHECKING:
     from . import Kernel, Target
-
-_ARG_INT, _ARG_UINT, _ARG_FLOAT, _ARG_BUFFER = 1, 2, 3, 5
 
 
 @dataclass(frozen=True)
@@ -96,8 +96,8 @@ def _device(k: "Kernel", selector: Optional[str]) -> ctypes.c_void_p:
         check(L.trd_kernel_supports(k._k, d, ctypes.byref(ok)))
         p = sized(DeviceProps)
         check(L.trd_device_get_props(d, ctypes.byref(p)))
-        if ok.value and (best is None or (p.kind == 1 and not best_gpu)):
-            best, best_gpu = d, p.kind == 1
+        if ok.value and (best is None or (p.kind == DeviceKind.GPU and not best_gpu)):
+            best, best_gpu = d, p.kind == DeviceKind.GPU
     if best is None:
         raise ValueError(f"kernel '{k.name}': no device has an image for it (see trident.devices())")
     return best
@@ -160,13 +160,13 @@ def launch(k: "Kernel", args: Sequence[Any], key, grid, grids, written: Sequence
                     src = (ctypes.c_char * mv.nbytes).from_buffer_copy(mv)
                     check(L.trd_buffer_write(b, 0, src, mv.nbytes, None))
                 views[i] = (mv, b)
-                cargs[i].kind, cargs[i].value.buffer = _ARG_BUFFER, b
+                cargs[i].kind, cargs[i].value.buffer = ArgKind.BUFFER, b
             elif p.type.startswith("fp") or p.type == "bf16":
-                cargs[i].kind, cargs[i].value.f = _ARG_FLOAT, float(a)
+                cargs[i].kind, cargs[i].value.f = ArgKind.FLOAT, float(a)
             elif int(a) < 0:
-                cargs[i].kind, cargs[i].value.i = _ARG_INT, int(a)
+                cargs[i].kind, cargs[i].value.i = ArgKind.INT, int(a)
             else:
-                cargs[i].kind, cargs[i].value.u = _ARG_UINT, int(a)
+                cargs[i].kind, cargs[i].value.u = ArgKind.UINT, int(a)
         lc = sized(Launch)
         lc.num_args, lc.args, lc.stream = len(args), cargs, stream
         tl = sized(TunedLaunch)

@@ -44,7 +44,7 @@ import triton
 import triton.language as tl
 from triton.runtime.jit import JITFunction, create_function_from_signature
 
-from .. import Kernel, TridentError
+from .. import _FORMAT_TABLE, Kernel, TridentError
 from .. import version as trident_version
 from . import cache as _cache
 from . import triton_cache as _triton_cache
@@ -64,7 +64,8 @@ if TRITON_RELEASE < (3, 6):
 
 # the binary formats of a compiled kernel, best first, per Triton backend
 _IMAGES = {"cuda": ("cubin", "ptx"), "hip": ("hsaco",), "xpu": ("zebin", "spv")}
-_FORMAT_OF_EXT = {"cubin": "cubin", "ptx": "ptx", "hsaco": "hsaco", "spv": "spirv", "zebin": "zebin"}
+# Triton's name of an image (its file extension) -> trident's format name
+_FORMAT_OF_EXT = {ext[1:]: name for _, name, _, ext in _FORMAT_TABLE}
 
 class _LanguageGate:
     """Triton's code generator reads triton.language; its interpreter (interpret.py) patches triton.language's

@@ -33,7 +33,7 @@ import jax
 _c_size, _c_void = ctypes.c_size_t, ctypes.c_void_p
 _enum = ctypes.c_int                      # C enums are ints in the ABIs jaxlib ships for
 
-# XLA_FFI_* constants (c_api.h)
+# XLA_FFI_* constants (c_api.h; tests/test_c_abi.py holds them, DTYPES and the structs below to it)
 _EXTENSION_METADATA = 1
 _STAGE_EXECUTE = 3
 _ATTR_SCALAR, _ATTR_STRING = 3, 4

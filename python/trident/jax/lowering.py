@@ -215,9 +215,11 @@ def _candidate(call: TritonCall, where: Where, var: _at.Variant) -> _at.Candidat
         # descriptors, before it compiles (what the hook does to arrays is recorded later, _hook_effects)
         cfg.pre_hook(_hook_args(bind_values, lambda leaf, name: _Recorder(leaf, [], name), var.kwargs))
     per_target: dict[_c.Target, Any] = {}
+    given = call.user_keys | call.positional | set(var.kwargs)
     leaves = sig_text = spec = None
     for t in where.gpu_targets:
-        topts = _ro.for_backend(t.backend, option_ns)
+        # the options triton_call defaulted (the caller and the config gave none): this backend's defaults
+        topts = _ro.for_backend(t.backend, {**option_ns, **_ro.defaults(t.backend, given)})
         if _knobs.compilation.instrumentation_mode and "instrumentation_mode" not in topts:
             topts["instrumentation_mode"] = _knobs.compilation.instrumentation_mode
         _ro.validate(kname, t, topts)

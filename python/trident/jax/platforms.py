@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import contextvars
+import functools
 import re
 from dataclasses import dataclass
 from typing import Any, Optional, Sequence
@@ -25,6 +26,7 @@ import jax
 import numpy as np
 from triton.backends.compiler import GPUTarget
 
+from .. import TridentError, option_value
 from .errors import CompileError
 
 
@@ -65,7 +67,7 @@ def target(spec: Any) -> Target:
     if isinstance(spec, GPUTarget):
         return Target(spec.backend, spec.arch, spec.warp_size)
     if isinstance(spec, (int, np.integer)) and not isinstance(spec, bool):
-        return Target("cuda", int(spec), 32)
+        return Target("cuda", int(spec), _warp_size("cuda"))
     if isinstance(spec, str):
         s = spec.strip()
         backend, _, arch = s.rpartition(":")
@@ -73,15 +75,24 @@ def target(spec: Any) -> Target:
             return Target("host", "", 1)
         m = re.fullmatch(r"sm_?(\d+)a?", arch)
         if backend in ("", "cuda") and (m or (backend == "cuda" and arch.isdigit())):
-            return Target("cuda", int(m.group(1) if m else arch), 32)
+            return Target("cuda", int(m.group(1) if m else arch), _warp_size("cuda"))
         m = re.fullmatch(r"gfx([0-9a-f]+)(:.*)?", arch)
         if backend in ("", "hip", "rocm") and m:
-            # RDNA (gfx10 and newer) runs wave32, CDNA wave64
-            return Target("hip", "gfx" + m.group(1), 32 if len(m.group(1)) >= 4 and m.group(1)[:2] >= "10" else 64)
+            return Target("hip", "gfx" + m.group(1), _warp_size("hip", "gfx" + m.group(1)))
         if backend == "xpu" and arch:
-            return Target("xpu", arch, 32)
+            return Target("xpu", arch, _warp_size("xpu"))
     raise CompileError(f"target {spec!r}: expected sm<cc> (sm90), cuda:sm<cc>, gfx<arch> (gfx942), hip:gfx<arch>, "
                        f"xpu:<arch> or host")
+
+
+@functools.lru_cache(maxsize=None)
+def _warp_size(backend: str, arch: Optional[str] = None) -> int:
+    """libtrident's warp size of a target: its option table's warp_size, derived from the arch where it depends on
+    it (hip: RDNA, gfx10 and newer, runs wave32, CDNA wave64)."""
+    try:
+        return int(option_value(backend, "warp_size", arch))
+    except TridentError:   # an arch the table refuses (gfx10): the table's default
+        return int(option_value(backend, "warp_size"))
 
 
 _override: contextvars.ContextVar[Optional[tuple[Target, ...]]] = contextvars.ContextVar("trident_targets",
@@ -132,7 +143,7 @@ def target_of_device(d: Any, tri: Optional[list[dict]] = None) -> Target:
                 t = Target("hip", t.arch, int(td["warp_size"]))
             return t
     if backend == "cuda" and getattr(d, "compute_capability", None):
-        return Target("cuda", int(str(d.compute_capability).replace(".", "")), 32)
+        return target(int(str(d.compute_capability).replace(".", "")))
     raise CompileError(f"JAX device {d} has no architecture trident knows (see `trident devices`); set the "
                        f"targets with trident.jax.targets(...)")
 
@@ -206,7 +217,7 @@ def platform_targets(platform: str, compute_capability: Optional[int] = None,
             if t not in out:
                 out.append(t)
     if compute_capability is not None:
-        cc = Target("cuda", int(compute_capability), 32)
+        cc = target(int(compute_capability))
         out = [cc if t.backend == "cuda" else t for t in out]
         out = [t for i, t in enumerate(out) if t not in out[:i]]
     return out

@@ -25,7 +25,7 @@ import warnings
 from typing import Any, Iterable, Mapping, Optional, Sequence
 
 from .. import _option_text, is_option, option_names, option_releases, options as option_table
-from .._lib import TridentError, check, lib
+from .._lib import Status, TridentError, check, lib
 from .compile import TRITON_VERSION, Target
 from .errors import OptionError
 
@@ -140,6 +140,20 @@ def for_backend(backend: str, kwargs: Mapping[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in kwargs.items() if v is not None and _is_option(table, k)}
 
 
+# the options triton_call gives a value where the caller gives none (jax-triton's num_warps, num_stages, num_ctas)
+DEFAULTED = ("num_warps", "num_stages", "num_ctas")
+
+
+def defaults(backend: str, given: Iterable[str] = ()) -> dict[str, Any]:
+    """The backend's defaults of DEFAULTED but the given names, from trident's table for the installed release
+    (CUDAOptions' num_stages is 3, HIPOptions' and XPUOptions' 2)."""
+    table = _TABLE.get(backend)
+    if table is None:
+        return {}
+    skip = set(given)
+    return {k: int(_fields(table)[k]["default"]) for k in DEFAULTED if k not in skip and k in _fields(table)}
+
+
 def validate(kernel: str, t: Target, options: Mapping[str, Any]) -> None:
     """Checks each option value with trident's table for t's backend, the target's arch set."""
     table = _TABLE.get(t.backend)
@@ -159,7 +173,7 @@ def validate(kernel: str, t: Target, options: Mapping[str, Any]) -> None:
                 raise OptionError(f"kernel '{kernel}': option {name}={value!r} for {t} (Triton {TRITON_VERSION}): "
                                   f"{why}")
             st = L.trd_options_set(o, name.encode(), _option_text(value).encode())
-            if st != 0:
+            if st != Status.OK:
                 try:
                     check(st)
                 except TridentError as e:

@@ -190,7 +190,8 @@ def triton_call(*args: Any, kernel: Any, grid: Any, out_shape: Any = _UNSET, out
     zeroed_outputs: coordinates of output parameters (or jax-triton's output
         indices), or a function of the metaparameters returning them; aliased
         buffers are never zeroed.
-    num_warps (4), num_stages (3), num_ctas (1), debug, enable_fp_fusion,
+    num_warps (4), num_stages (each backend's: 3 on CUDA, 2 on HIP and XPU),
+        num_ctas (1), debug, enable_fp_fusion,
         backend_options (jax-triton 0.4's dict) and any other keyword that names
         a backend option (maxnreg, extern_libs, waves_per_eu, ...) are compiler
         options; keywords naming kernel parameters are arguments.
@@ -309,8 +310,8 @@ def _call(args: tuple, kernel: Any, grid: Any, opts: dict[str, Any], kwargs: dic
             raise ValueError(f"kernel '{kname}': {k} is given twice (as a keyword and in backend_options)")
         ns[k] = v
     user_keys = set(ns)
-    for k, v in (("num_warps", 4), ("num_stages", 3), ("num_ctas", 1)):
-        ns.setdefault(k, v)
+    for k, v in _ro.defaults("cuda").items():   # what a grid function sees; each target compiles with its own
+        ns.setdefault(k, v)                        # backend's (lowering)
     if "debug" not in ns:
         if fn.debug or _knobs.runtime.debug:
             ns["debug"] = True
