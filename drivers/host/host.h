@@ -221,12 +221,11 @@ trd_status_t host_execute(struct host_module *m, const uint32_t grid[3], void *c
                           void *pscratch, uint64_t gbytes, uint64_t pbytes, char *why);
 /* host_execute, its failure reported at once (to the thread's error). */
 trd_status_t host_launch_now(struct host_module *m, const trd_driver_launch_t *l, const uint64_t scratch[2]);
-/* status.c: failures as trd_status_t with their message */
-/* Writes the message to why (HOST_MESSAGE_BYTES) and returns status. */
-trd_status_t host_fail(char *why, trd_status_t status, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-/* snprintf for a message kept for a later report, cut where it does not fit (meant: a launch's message can be
- * longer than the stream keeps). */
-void host_format(char *out, size_t cap, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+/* status.c: failures as trd_status_t with their message. host_fail writes
+ * the message to out (cut where it does not fit: a launch's can be longer
+ * than a stream keeps) and returns status. */
+trd_status_t host_fail(char *out, size_t cap, trd_status_t status, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
 /* A kernel's fault: which program, which signal and what it means; `where` (may be "") says which buffer the
  * address belongs to (host_memory_describe). Written to why; returns TRD_ERR_DEVICE. */
 trd_status_t host_fault_error(const struct host_fault *f, const uint32_t grid[3], const char *where, char *why);

@@ -21,8 +21,8 @@ trd_status_t host_execute(struct host_module *m, const uint32_t grid[3], void *c
     job.args = args;
     memcpy(job.grid, grid, sizeof job.grid);
     if (__builtin_mul_overflow((uint64_t)grid[0] * grid[1], grid[2], &job.total))
-        return host_fail(why, TRD_ERR_LIMIT, "a grid of %u x %u x %u programs: more than 2^64", grid[0], grid[1],
-                         grid[2]);
+        return host_fail(why, HOST_MESSAGE_BYTES, TRD_ERR_LIMIT, "a grid of %u x %u x %u programs: more than 2^64",
+                         grid[0], grid[1], grid[2]);
     uint32_t workers = pool->nthreads + 1;
     job.grain = m->sequential ? job.total : m->grain ? m->grain : (job.total + 4 * workers - 1) / (4 * workers);
     if (job.grain == 0)
@@ -37,13 +37,13 @@ trd_status_t host_execute(struct host_module *m, const uint32_t grid[3], void *c
     job.pstride = m->pstride;
     uint64_t need_g = gscratch ? 0 : gbytes, need_p = pscratch ? 0 : pbytes, off_p = 0, need = 0;
     if (!trd_align_up_u64(need_g, 64, &off_p) || !trd_add_u64(off_p, need_p, &need))
-        return host_fail(why, TRD_ERR_LIMIT,
+        return host_fail(why, HOST_MESSAGE_BYTES, TRD_ERR_LIMIT,
                          "the scratch of %llu programs (%llu + %llu bytes each) overflows 64 bits",
                          (unsigned long long)job.total, (unsigned long long)job.gstride,
                          (unsigned long long)job.pstride);
     uint64_t memory = m->dev->drv->memory;
     if (memory && need > memory)
-        return host_fail(why, TRD_ERR_NO_MEMORY,
+        return host_fail(why, HOST_MESSAGE_BYTES, TRD_ERR_NO_MEMORY,
                          "cannot allocate %llu bytes of scratch (%llu programs x %llu bytes): more than the host's "
                          "%llu bytes of memory",
                          (unsigned long long)need, (unsigned long long)job.total,
@@ -53,7 +53,7 @@ trd_status_t host_execute(struct host_module *m, const uint32_t grid[3], void *c
         char *p = NULL;
         if (posix_memalign((void **)&p, 64, (size_t)need) != 0) {
             pthread_mutex_unlock(&pool->submit);
-            return host_fail(why, TRD_ERR_NO_MEMORY,
+            return host_fail(why, HOST_MESSAGE_BYTES, TRD_ERR_NO_MEMORY,
                              "cannot allocate %llu bytes of scratch (%llu programs x %llu bytes)",
                              (unsigned long long)need, (unsigned long long)job.total,
                              (unsigned long long)(job.gstride + job.pstride));

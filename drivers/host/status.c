@@ -10,21 +10,13 @@
 
 #include "drivers/host/host.h"
 
-trd_status_t host_fail(char *why, trd_status_t status, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(why, HOST_MESSAGE_BYTES, fmt, ap);
-    va_end(ap);
-    return status;
-}
-
-void host_format(char *out, size_t cap, const char *fmt, ...)
+trd_status_t host_fail(char *out, size_t cap, trd_status_t status, const char *fmt, ...)
 {
     va_list ap;
     va_start(ap, fmt);
     vsnprintf(out, cap, fmt, ap);
     va_end(ap);
+    return status;
 }
 
 static const char *describe(int sig, int code)
@@ -51,7 +43,7 @@ trd_status_t host_fault_error(const struct host_fault *f, const uint32_t grid[3]
     const char *meaning = sig == SIGSEGV || sig == SIGBUS ? TRD_DRIVER_FAULT_HINT
                         : sig == SIGFPE ? "an integer division by zero or overflow in the kernel's code"
                                         : "the image may be built for a newer CPU than this one";
-    return host_fail(why, TRD_ERR_DEVICE,
+    return host_fail(why, HOST_MESSAGE_BYTES, TRD_ERR_DEVICE,
                      "program (%llu,%llu,%llu) of the %ux%ux%u grid faulted (%s, at 0x%llx%s%s): %s; the programs "
                      "still to run were skipped and the outputs are not to be trusted",
                      (unsigned long long)(r % gx), (unsigned long long)(r / gx), (unsigned long long)(f->program / gxy),

@@ -26,8 +26,8 @@ static void run_task(struct host_stream *s, struct host_task *t, trd_status_t fa
             if (st != TRD_OK) {
                 pthread_mutex_lock(&s->lock);
                 s->failed = st;
-                host_format(s->failure, sizeof s->failure, "a queued launch of %s on host:%u failed: %s",
-                            t->mod->label, s->dev->ordinal, why);
+                host_fail(s->failure, sizeof s->failure, st, "a queued launch of %s on host:%u failed: %s",
+                          t->mod->label, s->dev->ordinal, why);
                 pthread_mutex_unlock(&s->lock);
             }
         }
