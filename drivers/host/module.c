@@ -200,7 +200,7 @@ trd_status_t host_module_load(void *device, const trd_driver_module_desc_t *d, v
             close(fd);
         return fn ? trd_drv_error(TRD_ERR_NO_MEMORY, "out of memory")
                   : trd_drv_error(TRD_ERR_NOT_FOUND, "the host image of %s exports no function '%s'", d->label,
-                                     d->entry);
+                                  d->entry);
     }
     m->dev = device;
     m->dl = dl;
@@ -213,16 +213,6 @@ trd_status_t host_module_load(void *device, const trd_driver_module_desc_t *d, v
         host_module_release(m);
         return trd_drv_error(TRD_ERR_NO_MEMORY, "out of memory");
     }
-    m->catch_faults = m->dev->drv->catch_faults && host_fault_install();
-    if (m->dev->drv->catch_faults && !m->catch_faults)
-        trd_drv_log(TRD_LOG_WARN, "host: cannot install the fault handlers: a fault of %s kills the process",
-                       m->label);
-    int32_t dbg = 0;
-    int64_t grain = 0;
-    if (trd_drv_options_get_bool(d->options, "debug", &dbg) == TRD_OK)
-        m->sequential = dbg;
-    if (trd_drv_options_get_int(d->options, "grain", &grain) == TRD_OK)
-        m->grain = (uint64_t)grain;
     /* a program's slice of each scratch; the launch's total is the core's figure */
     if (!trd_align_up_u64(d->global_scratch_size, d->global_scratch_align ? d->global_scratch_align : 1,
                           &m->gstride) ||
@@ -231,6 +221,16 @@ trd_status_t host_module_load(void *device, const trd_driver_module_desc_t *d, v
         host_module_release(m);
         return trd_drv_error(TRD_ERR_LIMIT, "the scratch a program of %s needs does not fit 64 bits", d->label);
     }
+    m->catch_faults = m->dev->drv->catch_faults && host_fault_install();
+    if (m->dev->drv->catch_faults && !m->catch_faults)
+        trd_drv_log(TRD_LOG_WARN, "host: cannot install the fault handlers: a fault of %s kills the process",
+                    m->label);
+    int32_t dbg = 0;
+    int64_t grain = 0;
+    if (trd_drv_options_get_bool(d->options, "debug", &dbg) == TRD_OK)
+        m->sequential = dbg;
+    if (trd_drv_options_get_int(d->options, "grain", &grain) == TRD_OK)
+        m->grain = (uint64_t)grain;
     info->registers = 0;
     info->spills = 0;
     info->max_threads_per_block = 0; /* no block on the host */
