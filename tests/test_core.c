@@ -4,7 +4,9 @@
  * IR), Triton metadata, bundles (round trip and corruption), Triton cache
  * entries, image formats, target selection, argument packing, fp16/bf16
  * conversion and SHA-256; bad input: empty and deeply nested signatures, a
- * given signature against the kernel's own, grid limits, bundle files. */
+ * given signature against the kernel's own, grid limits, bundle files; the
+ * built-in host driver's contract (driver ABI 2's services table, the core's
+ * scratch figures). */
 #include <malloc.h>
 #include <pthread.h>
 #include <sys/stat.h>
@@ -79,6 +81,105 @@ START_TEST(struct_sizes)
     trd_struct_fill(small, &src, sizeof src);
     for (size_t i = offsetof(trd_kernel_info_t, reserved); i < sizeof small; i++)
         ck_assert_uint_eq(small[i], 0xCD);
+}
+END_TEST
+
+/* ------------------------------------------------ the built-in host driver */
+
+/* The built-in host driver (drivers/host, linked in with TRD_HOST_PULL) speaks driver ABI 2 as a module does:
+ * its configuration and errors go through the services table it is handed, not libtrident's exports, and the
+ * scratch it allocates is the core's figure in the launch struct. The spy table forwards to the core's own
+ * functions, so that leaving it bound harms no later test of this process. */
+const trd_driver_ops_t *trd_host_driver_ops(void);
+
+static char spy_said[1024];
+static int spy_errors;
+
+static trd_status_t spy_error(trd_status_t status, const char *fmt, va_list ap)
+{
+    va_list copy;
+    va_copy(copy, ap);
+    vsnprintf(spy_said, sizeof spy_said, fmt, copy);
+    va_end(copy);
+    spy_errors++;
+    return trd_error_vset(status, fmt, ap);
+}
+
+static const char *spy_config(void *ctx, const char *key)
+{
+    (void)ctx;
+    return strcmp(key, "devices") == 0 ? "2" : strcmp(key, "threads") == 0 ? "3" : NULL;
+}
+
+static const trd_driver_services_t spy_services = {
+    .struct_size = sizeof(trd_driver_services_t),
+    .error = spy_error,
+    .log = trd_vlog,
+    .config_get = spy_config,
+    .options_get = trd_options_get,
+    .options_get_int = trd_options_get_int,
+    .options_get_bool = trd_options_get_bool,
+    .options_is_set = trd_options_is_set,
+};
+
+START_TEST(host_driver_through_services)
+{
+    const trd_driver_ops_t *ops = trd_host_driver_ops();
+    ck_assert_uint_eq(ops->abi_version, 2);
+    char note[128] = "";
+    /* no version-1 config_get: the configuration comes from the services table */
+    trd_driver_init_args_t args = {.struct_size = sizeof args, .abi_version = ops->abi_version, .note = note,
+                                   .note_cap = sizeof note, .services = &spy_services};
+    void *drv = NULL, *dev = NULL, *mod = NULL;
+    TU_OK(ops->init(&args, &drv));
+    uint32_t n = 0;
+    TU_OK(ops->device_count(drv, &n));
+    ck_assert_uint_eq(n, 2);
+    trd_device_props_t props = {.struct_size = sizeof props};
+    TU_OK(ops->device_props(drv, 1, &props));
+    ck_assert_uint_eq(props.compute_units, 3);
+    spy_errors = 0;
+    TU_FAILS(ops->device_props(drv, 7, &props), TRD_ERR_NOT_FOUND, "host device 7 does not exist");
+    ck_assert_int_eq(spy_errors, 1);
+    ck_assert_str_eq(spy_said, "host device 7 does not exist");
+
+    /* scratch_kernel: 16 bytes of global scratch a program; out[p] = the sum of x[4p .. 4p+3] through it */
+    TU_OK(ops->device_open(drv, 0, &dev));
+    char *image = NULL;
+    size_t size = 0;
+    TU_OK(trd_file_read(tu_host_kernel("scratch_kernel"), (size_t)1 << 24, &image, &size));
+    trd_options_t *opts;
+    TU_OK(trd_options_create("host", &opts));
+    trd_driver_module_desc_t d = {.struct_size = sizeof d, .format = TRD_FORMAT_HOST_SO, .image = image,
+                                  .image_size = size, .entry = "scratch_kernel", .arch = "",
+                                  .label = "kernel 'scratch_kernel'", .num_warps = 1, .num_ctas = 1,
+                                  .num_params = 2, .global_scratch_size = 16, .global_scratch_align = 16,
+                                  .options = opts};
+    trd_load_info_t info = {.struct_size = sizeof info};
+    TU_OK(ops->module_load(dev, &d, &mod, &info));
+    enum { PROGRAMS = 37 };
+    float x[4 * PROGRAMS], out[PROGRAMS];
+    tu_fill_f32(x, TU_LEN(x), 25);
+    memset(out, 0, sizeof out);
+    float *px = x, *pout = out;
+    void *params[2 + TRD_DRIVER_EXTRA_PARAMS] = {&px, &pout};
+    uint32_t sizes[2 + TRD_DRIVER_EXTRA_PARAMS] = {sizeof px, sizeof pout};
+    /* the core's figure, not one the driver works out: far more than the host has, the launch fails naming it */
+    trd_driver_launch_t l = {.struct_size = sizeof l, .num_params = 2, .grid = {PROGRAMS, 1, 1}, .params = params,
+                             .param_sizes = sizes, .global_scratch_bytes = (uint64_t)1 << 62};
+    spy_errors = 0;
+    TU_FAILS(ops->launch(mod, NULL, NULL, &l), TRD_ERR_NO_MEMORY,
+             "cannot allocate 4611686018427387904 bytes of scratch (37 programs x 16 bytes)");
+    ck_assert_int_eq(spy_errors, 1);
+    l.global_scratch_bytes = PROGRAMS * 16;
+    TU_OK(ops->launch(mod, NULL, NULL, &l));
+    for (int p = 0; p < PROGRAMS; p++)
+        ck_assert_float_eq_tol(out[p], x[4 * p] + x[4 * p + 1] + x[4 * p + 2] + x[4 * p + 3], 1e-6f);
+    ops->module_unload(mod);
+    trd_options_destroy(opts);
+    free(image);
+    ops->device_close(dev);
+    ops->fini(drv);
 }
 END_TEST
 
@@ -1358,6 +1459,7 @@ static Suite *suite(void)
     tcase_add_test(t, float_encode_decode);
     tcase_add_test(t, sha256_vectors);
     tcase_add_test(t, args_packing);
+    tcase_add_test(t, host_driver_through_services);
     suite_add_tcase(s, t);
     TCase *in = tcase_create("input");
     tcase_add_test(in, signature_empty_zero_parameters);

@@ -6,8 +6,16 @@
 #include "drivers/common/scratch.h"
 #include "drivers/common/services.h"
 
-#define LAUNCH_HAS_SCRATCH_BYTES(l)                                                                           \
-    ((l)->struct_size >= offsetof(trd_driver_launch_t, profile_scratch_bytes) + sizeof(uint64_t))
+/* A version-2 core always fills the byte counts (the module refuses older cores). */
+trd_status_t trd_scratch_bytes_given(const trd_driver_launch_t *l, const char *label)
+{
+    if (l->struct_size >= offsetof(trd_driver_launch_t, profile_scratch_bytes) + sizeof(uint64_t))
+        return TRD_OK;
+    return trd_drv_error(TRD_ERR_VERSION,
+                         "%s: the core's launch struct (%u bytes) has no scratch byte counts: a driver of ABI "
+                         "version %d needs a core of that version",
+                         label, l->struct_size, TRD_DRV_ABI_VERSION);
+}
 
 void trd_scratch_spec_from(trd_scratch_spec_t *s, const trd_driver_module_desc_t *d, const char *label)
 {
@@ -94,12 +102,9 @@ trd_status_t trd_scratch_get(trd_arena_t *a, const trd_scratch_spec_t *s, const 
         *held = NULL;
         return TRD_OK;
     }
-    /* A version-2 core always fills the byte counts (the module refuses older cores). */
-    if (!LAUNCH_HAS_SCRATCH_BYTES(l))
-        return trd_drv_error(TRD_ERR_VERSION,
-                             "%s: the core's launch struct (%u bytes) has no scratch byte counts: a driver of ABI "
-                             "version %d needs a core of that version",
-                             s->label, l->struct_size, TRD_DRV_ABI_VERSION);
+    trd_status_t given = trd_scratch_bytes_given(l, s->label);
+    if (given != TRD_OK)
+        return given;
     if (!a)
         return trd_drv_error(TRD_ERR_LIMIT,
                              "%s: no scratch arena for this native stream (trident keeps one for each of %d native "

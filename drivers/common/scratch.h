@@ -94,6 +94,10 @@ static inline int trd_scratch_wanted(const trd_scratch_spec_t *s, const trd_driv
     return (s->size[0] && !l->global_scratch) || (s->size[1] && !l->profile_scratch);
 }
 
+/* TRD_OK when the core's launch struct carries the scratch byte counts (a
+ * version-2 core's always does); else TRD_ERR_VERSION, naming label. */
+trd_status_t trd_scratch_bytes_given(const trd_driver_launch_t *l, const char *label);
+
 /* The launch path. ptr[0] global, ptr[1] profile: the caller's pointer where
  * given, else arena memory (a grown where too small), 0 where the kernel uses
  * none. a NULL: the stream has no arena (every slot of the set is taken, or

@@ -6,7 +6,7 @@
  * anywhere else, goes to the handler installed before ours, or gets the
  * default action (the process dies with that signal, as it would have
  * without trident). What the kernel wrote before it faulted stays written:
- * the launch's error says its outputs are not to be trusted. */
+ * the launch's error (status.c) says its outputs are not to be trusted. */
 #include <dlfcn.h>
 #include <link.h>
 #include <pthread.h>
@@ -16,8 +16,6 @@
 #include <unistd.h>
 
 #include "drivers/host/fault.h"
-
-#include <trident/driver.h>
 
 /* Threads that run kernels at once: the pools' workers, the streams' executors and the callers of synchronous
  * launches. A thread beyond them runs its kernels unguarded. */
@@ -156,36 +154,4 @@ void host_fault_caught(struct host_fault_frame *f, struct host_fault *first)
         first->program = f->program;
         first->addr = (uintptr_t)f->addr;
     }
-}
-
-static const char *describe(int sig, int code)
-{
-    switch (sig) {
-    case SIGSEGV:
-        return code == SEGV_ACCERR ? "SIGSEGV, a protected address" : "SIGSEGV, an address not mapped";
-    case SIGBUS:
-        return code == BUS_ADRALN ? "SIGBUS, a misaligned address" : "SIGBUS, an address beyond a mapped object";
-    case SIGFPE:
-        return code == FPE_INTDIV ? "SIGFPE, an integer division by zero"
-             : code == FPE_INTOVF ? "SIGFPE, an integer overflow"
-                                  : "SIGFPE, an arithmetic fault";
-    default:
-        return "SIGILL, an illegal instruction";
-    }
-}
-
-trd_status_t host_fault_error(const struct host_fault *f, const uint32_t grid[3], const char *where)
-{
-    int sig = atomic_load_explicit(&f->sig, memory_order_relaxed);
-    uint64_t gx = grid[0], gxy = (uint64_t)grid[0] * grid[1];
-    uint64_t r = f->program % gxy;
-    const char *why = sig == SIGSEGV || sig == SIGBUS ? TRD_DRIVER_FAULT_HINT
-                    : sig == SIGFPE ? "an integer division by zero or overflow in the kernel's code"
-                                    : "the image may be built for a newer CPU than this one";
-    return trd_driver_error(TRD_ERR_DEVICE,
-                            "program (%llu,%llu,%llu) of the %ux%ux%u grid faulted (%s, at 0x%llx%s%s): %s; the "
-                            "programs still to run were skipped and the outputs are not to be trusted",
-                            (unsigned long long)(r % gx), (unsigned long long)(r / gx),
-                            (unsigned long long)(f->program / gxy), grid[0], grid[1], grid[2],
-                            describe(sig, f->code), (unsigned long long)f->addr, *where ? ", " : "", where, why);
 }

@@ -17,8 +17,6 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include <trident/trident.h>
-
 /* What a worker records while it runs programs; lives on its stack. The
  * fields written between sigsetjmp and the jump are volatile (C11 7.13.2.1). */
 struct host_fault_frame {
@@ -67,9 +65,5 @@ static inline void host_fault_disarm(struct host_fault_slot *s)
  * (unless another program faulted before) and unblocks the signal, which the
  * jump out of the handler left blocked. */
 void host_fault_caught(struct host_fault_frame *f, struct host_fault *first);
-
-/* The launch's error: which program, which signal and what it means; `where` (may be "") says which buffer the
- * address belongs to (host_memory_describe). */
-trd_status_t host_fault_error(const struct host_fault *f, const uint32_t grid[3], const char *where);
 
 #endif

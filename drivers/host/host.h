@@ -1,5 +1,10 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* host.h: the host CPU driver's parts. */
+/* host.h: the host CPU driver's parts: its structs and the functions each
+ * file gives the others (drivers/null/README.md's layout). Kernels are native
+ * shared objects loaded from memory; each program of the grid is one call
+ * (trident/host_kernel.h), spread over a device's pool of threads. Like every
+ * driver module it reaches the core only through the services table
+ * (drivers/common/services.h), built into libtrident or not. */
 #ifndef TRD_DRIVER_HOST_H
 #define TRD_DRIVER_HOST_H
 
@@ -11,6 +16,7 @@
 #include <trident/driver.h>
 #include <trident/host_kernel.h>
 
+#include "drivers/common/services.h"
 #include "drivers/host/fault.h"
 #include "drivers/host/memory.h"
 
@@ -89,7 +95,7 @@ struct host_module {
     int sequential;         /* the debug option */
     int catch_faults;       /* the driver's, once the handlers are installed */
     uint64_t grain;
-    uint64_t gs_size, gs_align, ps_size, ps_align;
+    uint64_t gstride, pstride; /* scratch a program: its size rounded up to its alignment */
     char label[128];        /* "kernel 'add_kernel'", for messages */
     struct host_pointer_param *pointers;  /* to name the buffer a fault hit */
     uint32_t num_pointers;
@@ -119,6 +125,7 @@ struct host_task {
     uint8_t value;
     struct host_event *event;
     void *gscratch, *pscratch;
+    uint64_t gbytes, pbytes;  /* the core's scratch figures (trd_driver_launch_t) */
 };
 
 /* Messages of failed queued work, kept until reported. */
@@ -153,34 +160,77 @@ struct host_event {
     char failure[HOST_FAILURE_BYTES];
 };
 
-/* Runs one launch now on the calling thread + the pool. On failure the
- * thread's message says why (without naming the kernel: callers do). */
-trd_status_t host_execute(struct host_module *m, const uint32_t grid[3], void *const *args, void *gscratch,
-                          void *pscratch);
+/* Where a failure's message is written when it cannot go to the thread's
+ * error at once: queued work reports it later, from another thread. */
+#define HOST_MESSAGE_BYTES 1024
 
+/* entry.c: the ops table; libtrident's loader starts the built-in driver
+ * through this (a weak reference: NULL where the driver is a module). */
+const trd_driver_ops_t *trd_host_driver_ops(void);
+/* device.c */
+trd_status_t host_init(const trd_driver_init_args_t *args, void **driver);
+void host_fini(void *driver);
+trd_status_t host_device_count(void *driver, uint32_t *count);
+trd_status_t host_device_props(void *driver, uint32_t ordinal, trd_device_props_t *props);
+trd_status_t host_device_open(void *driver, uint32_t ordinal, void **device);
+void host_device_close(void *device);
+/* memory.c (beside the guarded buffers of memory.h) */
+trd_status_t host_mem_alloc(void *device, uint64_t size, void **ptr);
+void host_mem_free(void *device, void *ptr);
+trd_status_t host_mem_copy(void *device, void *dst, const void *src, uint64_t size, int32_t kind, void *stream);
+trd_status_t host_mem_set(void *device, void *dst, uint8_t value, uint64_t size, void *stream);
+/* stream.c */
 trd_status_t host_stream_create(void *device, void **stream);
+trd_status_t host_stream_wrap(void *device, void *native, void **stream);
 void host_stream_destroy(void *stream);
 /* Waits for the work queued so far, then reports (and clears) the stream's
  * failure, if any. */
 trd_status_t host_stream_sync(void *stream);
+void *host_stream_native(void *stream);
 /* Waits for the work queued on every stream of the device so far. */
 void host_device_drain(struct host_device *dev);
-void *host_stream_native(void *stream);
 /* Enqueues a filled task (copied into the ring). */
 trd_status_t host_stream_push(struct host_stream *s, const struct host_task *t);
-trd_status_t host_stream_launch(struct host_stream *s, struct host_module *m, const trd_driver_launch_t *l);
-
-double host_now_ms(void);
+/* Enqueues launch l; scratch: the bytes of each scratch to allocate (host_launch). */
+trd_status_t host_stream_launch(struct host_stream *s, struct host_module *m, const trd_driver_launch_t *l,
+                                const uint64_t scratch[2]);
+/* event.c */
+trd_status_t host_event_create(void *device, void **event);
+void host_event_destroy(void *event);
+trd_status_t host_event_record(void *event, void *stream);
+trd_status_t host_event_sync(void *event);
+trd_status_t host_event_elapsed(void *start, void *end, double *ms);
 /* Stamps a recorded event with the time and marks one recording completed,
  * carrying the stream's failure (TRD_OK and NULL when none). */
 void host_event_complete(struct host_event *e, trd_status_t failed, const char *failure);
 /* Drops one reference; the last frees the event. */
 void host_event_release(struct host_event *e);
-
-/* 1 when the image is a shared object for this host that lies within its
- * bytes; else 0 with the reason in err. */
+/* module.c */
+trd_status_t host_module_load(void *device, const trd_driver_module_desc_t *desc, void **module,
+                              trd_load_info_t *info);
+void host_module_unload(void *module);
+/* Drops one reference; the last unloads the code. */
+void host_module_release(struct host_module *m);
+/* launch.c */
+trd_status_t host_launch(void *module, void *stream, void *native, const trd_driver_launch_t *launch);
+/* Runs one launch now on the calling thread + the pool, with the core's
+ * scratch figures (trd_driver_launch_t's *_scratch_bytes). On failure the
+ * message, which does not name the kernel (callers do), is written to why
+ * (HOST_MESSAGE_BYTES), not to the thread's error: a stream reports it later. */
+trd_status_t host_execute(struct host_module *m, const uint32_t grid[3], void *const *args, void *gscratch,
+                          void *pscratch, uint64_t gbytes, uint64_t pbytes, char *why);
+/* host_execute, its failure reported at once (to the thread's error). */
+trd_status_t host_launch_now(struct host_module *m, const trd_driver_launch_t *l, const uint64_t scratch[2]);
+/* status.c: failures as trd_status_t with their message. host_fail writes
+ * the message to out (cut where it does not fit: a launch's can be longer
+ * than a stream keeps) and returns status. */
+trd_status_t host_fail(char *out, size_t cap, trd_status_t status, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+/* A kernel's fault: which program, which signal and what it means; `where` (may be "") says which buffer the
+ * address belongs to (host_memory_describe). Written to why; returns TRD_ERR_DEVICE. */
+trd_status_t host_fault_error(const struct host_fault *f, const uint32_t grid[3], const char *where, char *why);
+/* elf_check.c: 1 when the image is a shared object for this host that lies
+ * within its bytes; else 0 with the reason in err. */
 int host_image_check(const void *image, uint64_t size, char *err, size_t cap);
-
-const trd_driver_ops_t *trd_host_driver_ops(void);
 
 #endif

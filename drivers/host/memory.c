@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* memory.c: host buffers between guard regions (memory.h). */
+/* memory.c: the host device's memory: buffers between guard regions
+ * (memory.h), and the driver's allocation, copies and fills over them. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,9 +9,7 @@
 #include <unistd.h>
 
 #include "drivers/common/arith.h"
-#include "drivers/host/memory.h"
-
-#include <trident/driver.h>
+#include "drivers/host/host.h"
 
 /* The share of the process's memory-map entries guarded buffers may take (each takes up to three). */
 #define MAP_SHARE 8
@@ -116,15 +115,15 @@ static void warn_unguarded(struct host_memory *mem, int guarded, int why, uint64
 {
     pthread_mutex_lock(&mem->lock);
     if (!mem->warned && guarded == 0)
-        trd_driver_log(TRD_LOG_WARN,
-                       "host: %zu buffers between guard pages exist, the most at once ([driver.host] "
-                       "guarded_buffers): more come from the heap, where a kernel's overrun is not caught",
-                       mem->count);
+        trd_drv_log(TRD_LOG_WARN,
+                    "host: %zu buffers between guard pages exist, the most at once ([driver.host] "
+                    "guarded_buffers): more come from the heap, where a kernel's overrun is not caught",
+                    mem->count);
     else if (!mem->warned)
-        trd_driver_log(TRD_LOG_WARN,
-                       "host: a buffer of %llu bytes between guard pages cannot be mapped (%s; %zu such buffers "
-                       "exist): it comes from the heap, where a kernel's overrun is not caught",
-                       (unsigned long long)size, strerror(why), mem->count);
+        trd_drv_log(TRD_LOG_WARN,
+                    "host: a buffer of %llu bytes between guard pages cannot be mapped (%s; %zu such buffers "
+                    "exist): it comes from the heap, where a kernel's overrun is not caught",
+                    (unsigned long long)size, strerror(why), mem->count);
     mem->warned = 1;
     pthread_mutex_unlock(&mem->lock);
 }
@@ -138,8 +137,8 @@ trd_status_t host_memory_alloc(struct host_memory *mem, uint64_t size, void **pt
         return TRD_OK;
     void *p = NULL;
     if (size > SIZE_MAX || posix_memalign(&p, HOST_BUFFER_ALIGN, (size_t)size) != 0)
-        return trd_driver_error(TRD_ERR_NO_MEMORY, "cannot allocate %llu bytes of host memory",
-                                (unsigned long long)size);
+        return trd_drv_error(TRD_ERR_NO_MEMORY, "cannot allocate %llu bytes of host memory",
+                             (unsigned long long)size);
     if (mem->limit)
         warn_unguarded(mem, guarded, why, size);
     *ptr = p;
@@ -211,4 +210,41 @@ void host_memory_describe(struct host_memory *mem, uintptr_t addr, const struct 
     else
         snprintf(out, cap, "%s a host buffer of %llu bytes at 0x%llx that no pointer argument of the launch points "
                  "into", where, (unsigned long long)b.size, (unsigned long long)b.ptr);
+}
+
+trd_status_t host_mem_alloc(void *device, uint64_t size, void **ptr)
+{
+    return host_memory_alloc(&((struct host_device *)device)->drv->mem, size, ptr);
+}
+
+/* Queued copies and launches may still use the memory: wait for them first,
+ * as cudaFree and hipFree do. */
+void host_mem_free(void *device, void *ptr)
+{
+    struct host_device *dev = device;
+    host_device_drain(dev);
+    host_memory_free(&dev->drv->mem, ptr);
+}
+
+trd_status_t host_mem_copy(void *device, void *dst, const void *src, uint64_t size, int32_t kind, void *stream)
+{
+    (void)device;
+    (void)kind;
+    if (!stream) {
+        memmove(dst, src, (size_t)size);
+        return TRD_OK;
+    }
+    struct host_task t = {.kind = TASK_COPY, .dst = dst, .src = src, .size = size};
+    return host_stream_push(stream, &t);
+}
+
+trd_status_t host_mem_set(void *device, void *dst, uint8_t value, uint64_t size, void *stream)
+{
+    (void)device;
+    if (!stream) {
+        memset(dst, value, (size_t)size);
+        return TRD_OK;
+    }
+    struct host_task t = {.kind = TASK_SET, .dst = dst, .value = value, .size = size};
+    return host_stream_push(stream, &t);
 }

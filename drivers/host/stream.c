@@ -9,36 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "drivers/host/host.h"
-
-double host_now_ms(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec * 1e3 + (double)ts.tv_nsec / 1e6;
-}
-
-void host_event_complete(struct host_event *e, trd_status_t failed, const char *failure)
-{
-    pthread_mutex_lock(&e->lock);
-    e->stamp_ms = host_now_ms();
-    e->completed++;
-    e->failed = failed;
-    snprintf(e->failure, sizeof e->failure, "%s", failure ? failure : "");
-    pthread_cond_broadcast(&e->changed);
-    pthread_mutex_unlock(&e->lock);
-}
-
-void host_event_release(struct host_event *e)
-{
-    if (atomic_fetch_sub_explicit(&e->refs, 1, memory_order_acq_rel) != 1)
-        return;
-    pthread_cond_destroy(&e->changed);
-    pthread_mutex_destroy(&e->lock);
-    free(e);
-}
 
 /* Runs one task; on failure records why in the stream (the first failure
  * wins). The stream's lock is not held; only the executor writes `failed`
@@ -48,12 +20,14 @@ static void run_task(struct host_stream *s, struct host_task *t, trd_status_t fa
     switch (t->kind) {
     case TASK_LAUNCH:
         if (failed == TRD_OK) {
-            trd_status_t st = host_execute(t->mod, t->grid, t->params, t->gscratch, t->pscratch);
+            char why[HOST_MESSAGE_BYTES];
+            trd_status_t st =
+                host_execute(t->mod, t->grid, t->params, t->gscratch, t->pscratch, t->gbytes, t->pbytes, why);
             if (st != TRD_OK) {
                 pthread_mutex_lock(&s->lock);
                 s->failed = st;
-                snprintf(s->failure, sizeof s->failure, "a queued launch of %s on host:%u failed: %s", t->mod->label,
-                         s->dev->ordinal, trd_error_message());
+                host_fail(s->failure, sizeof s->failure, st, "a queued launch of %s on host:%u failed: %s",
+                          t->mod->label, s->dev->ordinal, why);
                 pthread_mutex_unlock(&s->lock);
             }
         }
@@ -104,11 +78,11 @@ trd_status_t host_stream_create(void *device, void **out)
     struct host_device *dev = device;
     struct host_stream *s = calloc(1, sizeof *s);
     if (!s)
-        return trd_driver_error(TRD_ERR_NO_MEMORY, "out of memory");
+        return trd_drv_error(TRD_ERR_NO_MEMORY, "out of memory");
     s->ring = calloc(HOST_RING, sizeof *s->ring);
     if (!s->ring) {
         free(s);
-        return trd_driver_error(TRD_ERR_NO_MEMORY, "out of memory for a host stream");
+        return trd_drv_error(TRD_ERR_NO_MEMORY, "out of memory for a host stream");
     }
     s->dev = dev;
     pthread_mutex_init(&s->lock, NULL);
@@ -118,7 +92,7 @@ trd_status_t host_stream_create(void *device, void **out)
         pthread_mutex_destroy(&s->lock);
         free(s->ring);
         free(s);
-        return trd_driver_error(TRD_ERR_DEVICE, "cannot start a host stream's thread");
+        return trd_drv_error(TRD_ERR_DEVICE, "cannot start a host stream's thread");
     }
     pthread_mutex_lock(&dev->streams_lock);
     s->next = dev->streams;
@@ -169,7 +143,7 @@ trd_status_t host_stream_sync(void *stream)
     trd_status_t st = s->failed;
     if (st != TRD_OK) {
         /* reported once: work queued from now on runs again */
-        trd_driver_error(st, "%s", s->failure);
+        trd_drv_error(st, "%s", s->failure);
         s->failed = TRD_OK;
         s->failure[0] = '\0';
     }
@@ -186,6 +160,14 @@ void host_device_drain(struct host_device *dev)
         pthread_mutex_unlock(&s->lock);
     }
     pthread_mutex_unlock(&dev->streams_lock);
+}
+
+trd_status_t host_stream_wrap(void *device, void *native, void **out)
+{
+    (void)device;
+    (void)native;
+    (void)out;
+    return trd_drv_error(TRD_ERR_UNSUPPORTED, "host streams are trident's own: there is no foreign one to wrap");
 }
 
 void *host_stream_native(void *stream)
@@ -224,7 +206,8 @@ trd_status_t host_stream_push(struct host_stream *s, const struct host_task *t)
     return TRD_OK;
 }
 
-trd_status_t host_stream_launch(struct host_stream *s, struct host_module *m, const trd_driver_launch_t *l)
+trd_status_t host_stream_launch(struct host_stream *s, struct host_module *m, const trd_driver_launch_t *l,
+                                const uint64_t scratch[2])
 {
     uint64_t bytes = 0;
     for (uint32_t i = 0; i < l->num_params; i++)
@@ -236,7 +219,7 @@ trd_status_t host_stream_launch(struct host_stream *s, struct host_module *m, co
         drain_locked(s);
         trd_status_t failed = s->failed;
         pthread_mutex_unlock(&s->lock);
-        return failed != TRD_OK ? TRD_OK : host_execute(m, l->grid, l->params, l->global_scratch, l->profile_scratch);
+        return failed != TRD_OK ? TRD_OK : host_launch_now(m, l, scratch);
     }
     struct host_task *t = reserve(s);
     t->kind = TASK_LAUNCH;
@@ -251,6 +234,8 @@ trd_status_t host_stream_launch(struct host_stream *s, struct host_module *m, co
     }
     t->gscratch = l->global_scratch;
     t->pscratch = l->profile_scratch;
+    t->gbytes = scratch[0];
+    t->pbytes = scratch[1];
     atomic_fetch_add_explicit(&m->refs, 1, memory_order_relaxed);
     commit(s);
     return TRD_OK;
