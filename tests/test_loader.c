@@ -384,10 +384,33 @@ START_TEST(launch_reaches_the_driver)
     trd_kernel_destroy(k);
     ck_assert_uint_eq(r->unloads, 1);
     trd_runtime_destroy(rt);
-    /* everything the core was given it released, each once */
-    ck_assert_int_eq(r->live_drivers + r->live_devices + r->live_modules + r->live_allocs + r->live_streams +
-                         r->live_events,
-                     0);
+    tdd_assert_clean(r); /* everything the core was given it released, each once */
+}
+END_TEST
+
+/* A driver's errors, through the services table, reach the caller with the driver's message. */
+START_TEST(driver_errors_reach_the_caller)
+{
+    struct tdd_state *r = tda();
+    char spec[64], err[256];
+    snprintf(spec, sizeof spec, "mem_alloc#2=%d,module_load=%d", TRD_ERR_NO_MEMORY, TRD_ERR_DEVICE);
+    ck_assert_msg(trd_double_fail(&r->common, spec, err, sizeof err) == 0, "%s", err);
+    trd_runtime_t *rt = tu_runtime(tdd_path("td_a"), NULL);
+    trd_device_t *d;
+    TU_OK(trd_runtime_device_find(rt, "tda:0", &d));
+    trd_buffer_t *b, *b2 = NULL;
+    TU_OK(trd_buffer_alloc(d, 64, &b)); /* the first succeeds */
+    TU_FAILS(trd_buffer_alloc(d, 64, &b2), TRD_ERR_NO_MEMORY, "tda: mem_alloc: injected status");
+    ck_assert_ptr_null(b2);
+    trd_kernel_t *k;
+    trd_kernel_desc_t kd = {.struct_size = sizeof kd, .path = tu_fixture("cuda", "cluster")};
+    TU_OK(trd_kernel_create(rt, &kd, &k));
+    TU_FAILS(trd_kernel_load(k, d, NULL), TRD_ERR_DEVICE, "tda: module_load: injected status");
+    ck_assert_uint_eq(trd_double_calls(&r->common, "mem_alloc"), 2);
+    ck_assert_uint_eq(r->loads, 0);
+    trd_kernel_destroy(k);
+    trd_buffer_free(b);
+    trd_runtime_destroy(rt);
     tdd_assert_clean(r);
 }
 END_TEST
@@ -473,6 +496,7 @@ static Suite *suite(void)
     tcase_add_test(t, config_disables);
     tcase_add_test(t, device_selection);
     tcase_add_test(t, launch_reaches_the_driver);
+    tcase_add_test(t, driver_errors_reach_the_caller);
     tcase_add_test(t, env_driver_path);
     tcase_add_test(t, host_driver_built_one_way);
     tcase_add_test(t, shared_runtime);

@@ -140,6 +140,8 @@ static void setup(void)
 static void teardown(void)
 {
     trd_runtime_destroy(rt);
+    tdd_assert_clean(tdd_get("td_cuda")); /* every stream, buffer and module released, each once */
+    tdd_assert_clean(tdd_get("td_a"));
 }
 
 static trd_kernel_t *host_kernel(const char *name, const char *sig, const char *metadata)

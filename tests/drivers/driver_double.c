@@ -85,9 +85,14 @@ static void tdd_fini(void *d)
 {
     if (d != &tdd_driver_token)
         violation("fini: %p is not the driver init gave", d);
+    pthread_mutex_lock(&st.common.lock);
     if (st.live_devices || st.live_modules || st.live_allocs || st.live_streams || st.live_events)
-        violation("fini with objects alive: %d devices, %d modules, %d allocations, %d streams, %d events",
-                  st.live_devices, st.live_modules, st.live_allocs, st.live_streams, st.live_events);
+        trd_double_violation_locked(&st.common,
+                                    "fini with objects alive: %d devices, %d modules, %d allocations, %d streams, "
+                                    "%d events",
+                                    st.live_devices, st.live_modules, st.live_allocs, st.live_streams,
+                                    st.live_events);
+    pthread_mutex_unlock(&st.common.lock);
     live(&st.live_drivers, -1, "driver");
 }
 

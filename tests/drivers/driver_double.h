@@ -70,7 +70,8 @@ struct tdd_state *tdd_facts(struct tdd_state *st, const char *name, const char *
 const char *tdd_path(const char *file);
 /* A module list for a runtime's driver_path: the tdd_open paths of `files`, ':'-joined (lives until the next call). */
 const char *tdd_paths(const char *const *files, unsigned n);
-/* Asserts that the double saw no contract violation. */
+/* Asserts that the double saw no contract violation and that nothing it gave is alive (after the runtimes that
+ * loaded it were destroyed). */
 void tdd_assert_clean(struct tdd_state *st);
 
 #endif

@@ -134,6 +134,11 @@ void tdd_assert_clean(struct tdd_state *st)
     unsigned n = trd_double_violation_count(&st->common);
     ck_assert_msg(n == 0, "%s: %u contract violations, the first: %s", st->name, n,
                   trd_double_violation_get(&st->common, 0));
+    ck_assert_msg(!st->live_drivers && !st->live_devices && !st->live_modules && !st->live_allocs &&
+                      !st->live_streams && !st->live_events,
+                  "%s alive: %d drivers, %d devices, %d modules, %d allocations, %d streams, %d events", st->name,
+                  st->live_drivers, st->live_devices, st->live_modules, st->live_allocs, st->live_streams,
+                  st->live_events);
 }
 
 /* The copies go with the process that made them (an open module's file may be unlinked). */
