@@ -6,7 +6,6 @@
  * physical devices are served once, devices are selected by URI, index and
  * property, and a launch reaches the driver with the right geometry and
  * packed arguments. */
-#include <dlfcn.h>
 #include <stdlib.h>
 #include <unistd.h>
 

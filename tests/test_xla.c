@@ -13,7 +13,6 @@
  * a planted one (another key's or arch's, another user's, open to others) ignored,
  * an unwritable directory leaves the choice in memory, a candidate that
  * cannot run loses, and a captured stream gets candidate 0 unchosen. */
-#include <dlfcn.h>
 #include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>

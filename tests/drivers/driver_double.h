@@ -52,7 +52,8 @@ struct tdd_state {
     unsigned char bytes[TDD_MAX_PARAMS][16]; /* each parameter's first value bytes */
     int had_native;             /* the last launch came with a native stream */
     void *native;
-    /* Live objects: all 0 once the core released everything it was given. */
+    /* Live objects: all 0 once the core released everything it was given. Last: trd_double_reset keeps them (a
+     * leak stays visible). */
     int32_t live_drivers, live_devices, live_modules, live_allocs, live_streams, live_events;
 };
 

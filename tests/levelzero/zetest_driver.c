@@ -56,9 +56,10 @@ static _Thread_local int zt_held; /* this thread holds the lock: what inject and
 /* The configuration's defaults and an empty record; live counts survive (a leak stays visible). */
 static void defaults(void)
 {
-    struct zetest_state keep = zt;
+    char live[sizeof zt - offsetof(struct zetest_state, live_contexts)]; /* the counts, last in the struct */
+    memcpy(live, &zt.live_contexts, sizeof live);
     memset((char *)&zt + sizeof zt.common, 0, sizeof zt - sizeof zt.common);
-    memcpy(&zt.live_contexts, &keep.live_contexts, sizeof zt - offsetof(struct zetest_state, live_contexts));
+    memcpy(&zt.live_contexts, live, sizeof live);
     zt.devices = 1;
     snprintf(zt.name, sizeof zt.name, "Intel(R) Data Center GPU Max 1100");
     zt.vendor_id = 0x8086;
