@@ -21,7 +21,7 @@
  * Call counting and contract violations live here too: a double counts each
  * entry with trd_double_enter and logs each breach of its vendor's documented
  * rules with trd_double_violation; tests assert the log empty
- * (trd_double_check_clean) or holding the violation expected. */
+ * (trd_double_violation_count) or holding the violation expected. */
 #ifndef TRD_TESTS_DOUBLES_DOUBLE_H
 #define TRD_TESTS_DOUBLES_DOUBLE_H
 
