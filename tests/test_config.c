@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 
+#include "tests/drivers/driver_double.h"
 #include "tests/testutil.h"
 
 struct diags {
@@ -315,9 +316,11 @@ END_TEST
 
 static const char *mixed_modules(void)
 {
-    static char buf[4096];
-    snprintf(buf, sizeof buf, "%s:%s:%s", tu_test_driver("td_a"), tu_test_driver("td_b"), tu_test_driver("td_gfx"));
-    return buf;
+    tdd_facts(tdd_open("td_a", NULL), "tda", "cuda", "sm90", 2, NULL);
+    tdd_facts(tdd_open("td_b", NULL), "tdb", "cuda", "sm80", 1, "0000:90:00.0");
+    tdd_facts(tdd_open("td_gfx", NULL), "tdgfx", "hip", "gfx1100", 1, "0000:a0:00.0");
+    const char *files[] = {"td_a", "td_b", "td_gfx"};
+    return tdd_paths(files, 3);
 }
 
 static char *opt(trd_device_t *d, const char *name)

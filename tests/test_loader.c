@@ -1,26 +1,42 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* test_loader.c: driver discovery with real dlopen of test driver modules
- * built by the suite (tests/drivers/test_driver.c): broken modules are
- * refused with a reason, good ones keep working, duplicated physical devices
- * are served once, devices are selected by URI, index and property, and a
- * launch reaches the driver with the right geometry and packed arguments. */
-#include <dlfcn.h>
+/* test_loader.c: driver discovery with real dlopen of the driver double
+ * (tests/drivers/driver_double.h), its facts and faults set by each test:
+ * broken modules are refused with a reason, good ones keep working, a
+ * version-1 module still runs (tests/drivers/v1_driver.c), duplicated
+ * physical devices are served once, devices are selected by URI, index and
+ * property, and a launch reaches the driver with the right geometry and
+ * packed arguments. */
 #include <stdlib.h>
 #include <unistd.h>
 
 #include <trident/driver.h>
 
-#include "tests/drivers/test_driver.h"
+#include "tests/drivers/driver_double.h"
 #include "tests/testutil.h"
 
-static struct td_record *record_of(const char *module)
+/* The GPU drivers these tests load: tda with two devices (PCI 0000:80:00.0 and 0000:81:00.0), tdb, tdgfx. */
+static struct tdd_state *tda(void)
 {
-    void *h = dlopen(tu_test_driver(module), RTLD_NOW | RTLD_NOLOAD);
-    ck_assert_msg(h != NULL, "module %s is not loaded", module);
-    struct td_record *r = dlsym(h, "td_record");
-    dlclose(h); /* the runtime still holds it */
-    ck_assert_ptr_nonnull(r);
-    return r;
+    return tdd_facts(tdd_open("td_a", NULL), "tda", "cuda", "sm90", 2, NULL);
+}
+
+static struct tdd_state *tdb(void)
+{
+    return tdd_facts(tdd_open("td_b", NULL), "tdb", "cuda", "sm80", 1, "0000:90:00.0");
+}
+
+static struct tdd_state *tdgfx(void)
+{
+    return tdd_facts(tdd_open("td_gfx", NULL), "tdgfx", "hip", "gfx1100", 1, "0000:a0:00.0");
+}
+
+/* A double named `name` whose one fault is `spec`. */
+static struct tdd_state *faulty(const char *file, const char *name, const char *spec)
+{
+    struct tdd_state *st = tdd_facts(tdd_open(file, NULL), name, "cuda", "sm90", 1, NULL);
+    char err[256];
+    ck_assert_msg(trd_double_fail(&st->common, spec, err, sizeof err) == 0, "%s", err);
+    return st;
 }
 
 static const trd_driver_info_t *find_driver(trd_runtime_t *rt, const char *name, trd_driver_info_t *info)
@@ -36,33 +52,34 @@ static const trd_driver_info_t *find_driver(trd_runtime_t *rt, const char *name,
     return NULL;
 }
 
-static const char *modules(const char *const *names, size_t n)
-{
-    static char buf[8192];
-    buf[0] = '\0';
-    for (size_t i = 0; i < n; i++) {
-        strcat(buf, i ? ":" : "");
-        strcat(buf, tu_test_driver(names[i]));
-    }
-    return buf;
-}
-
 START_TEST(broken_modules_are_refused)
 {
-    const char *names[] = {"td_noentry", "td_badabi", "td_small", "td_nullfn", "td_initfail", "td_unsup", "td_zero", "td_a"};
-    trd_runtime_t *rt = tu_runtime(modules(names, 8), NULL);
+    tdd_open("td_badabi", NULL)->abi_version = 99;
+    tdd_open("td_small", NULL)->table_size = 24;
+    tdd_open("td_nullfn", NULL)->no_launch = 1;
+    char spec[64];
+    snprintf(spec, sizeof spec, "init=%d", TRD_ERR_DEVICE);
+    faulty("td_initfail", "tdinitfail", spec);
+    snprintf(spec, sizeof spec, "init=%d", TRD_ERR_UNSUPPORTED); /* the vendor library missing: skipped */
+    faulty("td_unsup", "tdunsup", spec);
+    struct tdd_state *zero = tdd_facts(tdd_open("td_zero", NULL), "tdzero", "cuda", "sm90", 0, NULL);
+    snprintf(zero->note, sizeof zero->note, "0 devices: fakeErrorNoDevice (100)");
+    tda();
+    const char *names[] = {"td_badabi", "td_small", "td_nullfn", "td_initfail", "td_unsup", "td_zero", "td_a"};
+    /* a shared object without the entry (a host kernel) first */
+    trd_runtime_t *rt = tu_runtime(tu_path("%s:%s", tu_undeclared_kernel(), tdd_paths(names, 7)), NULL);
     trd_driver_info_t info;
     struct {
         const char *name;
         int32_t status;
         const char *reason;
     } want[] = {
-        {"td_noentry.so", TRD_DRIVER_FAILED, "no 'trd_driver_entry' symbol"},
+        {"undeclared_kernel.so", TRD_DRIVER_FAILED, "no 'trd_driver_entry' symbol"},
         {"td_badabi.so", TRD_DRIVER_FAILED, "driver ABI version 99 is not supported (this trident supports 1 to 2)"},
         {"td_small.so", TRD_DRIVER_FAILED, "ops table is 24 bytes"},
         {"td_nullfn.so", TRD_DRIVER_FAILED, "required function 'launch' is NULL"},
-        {"tdinitfail", TRD_DRIVER_FAILED, "simulated init failure (error 999)"},
-        {"tdunsup", TRD_DRIVER_SKIPPED, "libfake.so.1 not found (tried /x, /y)"},
+        {"tdinitfail", TRD_DRIVER_FAILED, "tdinitfail: init: injected status"},
+        {"tdunsup", TRD_DRIVER_SKIPPED, "tdunsup: init: injected status"},
         {"tdzero", TRD_DRIVER_LOADED, "0 devices: fakeErrorNoDevice (100)"},
         {"tda", TRD_DRIVER_LOADED, ""},
     };
@@ -71,7 +88,7 @@ START_TEST(broken_modules_are_refused)
         ck_assert_msg(info.status == want[i].status, "%s: status %d", want[i].name, info.status);
         ck_assert_msg(strstr(info.reason, want[i].reason), "%s: reason '%s' lacks '%s'", want[i].name, info.reason,
                       want[i].reason);
-        ck_assert_ptr_nonnull(strstr(info.path, "/tests/drivers/.libs/"));
+        ck_assert_str_eq(info.path, i ? tdd_path(names[i - 1]) : tu_undeclared_kernel());
     }
     ck_assert_uint_eq(find_driver(rt, "tda", &info)->device_count, 2);
     ck_assert_uint_eq(find_driver(rt, "tdzero", &info)->device_count, 0);
@@ -86,23 +103,43 @@ START_TEST(broken_modules_are_refused)
 }
 END_TEST
 
+/* The version-1 module: tests/drivers/v1_driver.c. */
+static const char *v1_module(void)
+{
+    return tu_path("%s/tests/drivers/.libs/v1_driver.so", tu_builddir());
+}
+
 /* Version negotiation: the core runs every driver ABI from
- * TRD_DRIVER_ABI_MIN_VERSION to its own. A version-1 module (the test
- * drivers, which link libtrident) loads and works under a version-2 core; a
- * newer module and one older than any are refused with the reason. */
+ * TRD_DRIVER_ABI_MIN_VERSION to its own. A version-1 module (which links
+ * libtrident for trd_driver_error) loads and works under a version-2 core,
+ * beside a version-2 one; a newer module and one older than any are refused
+ * with the reason. */
 START_TEST(version_negotiation)
 {
+    tda();
+    tdd_open("td_badabi", NULL)->abi_version = 99;
+    tdd_open("td_old", NULL)->abi_version = 0;
     const char *names[] = {"td_a", "td_badabi", "td_old"};
-    trd_runtime_t *rt = tu_runtime(modules(names, 3), NULL);
+    trd_runtime_t *rt = tu_runtime(tu_path("%s:%s", v1_module(), tdd_paths(names, 3)), NULL);
     trd_driver_info_t info;
-    ck_assert_ptr_nonnull(find_driver(rt, "tda", &info));
+    ck_assert_ptr_nonnull(find_driver(rt, "tdv1", &info));
     ck_assert_int_eq(info.status, TRD_DRIVER_LOADED);
     ck_assert_uint_eq(info.abi_version, 1);
+    ck_assert_uint_eq(info.device_count, 1);
+    ck_assert_ptr_nonnull(find_driver(rt, "tda", &info));
+    ck_assert_int_eq(info.status, TRD_DRIVER_LOADED);
+    ck_assert_uint_eq(info.abi_version, 2);
     ck_assert_uint_eq(info.device_count, 2);
     trd_device_t *dev = NULL;
-    TU_OK(trd_runtime_device_find(rt, "tda:0", &dev));
+    TU_OK(trd_runtime_device_find(rt, "tdv1:0", &dev));
     trd_buffer_t *b = NULL;
     TU_OK(trd_buffer_alloc(dev, 64, &b)); /* its ops run */
+    uint8_t in[64], out[64];
+    for (unsigned i = 0; i < sizeof in; i++)
+        in[i] = (uint8_t)(i * 37 + 11);
+    TU_OK(trd_buffer_write(b, 0, in, sizeof in, NULL));
+    TU_OK(trd_buffer_read(b, 0, out, sizeof out, NULL));
+    ck_assert_mem_eq(out, in, sizeof in);
     trd_buffer_free(b);
     ck_assert_ptr_nonnull(find_driver(rt, "td_badabi.so", &info));
     ck_assert_int_eq(info.status, TRD_DRIVER_FAILED);
@@ -114,14 +151,22 @@ START_TEST(version_negotiation)
     ck_assert_str_eq(info.reason, "driver ABI version 0 is not supported (this trident supports 1 to 2): the module "
                                   "is older than any this libtrident runs");
     trd_runtime_destroy(rt);
+    /* a version-1 module's errors (trd_driver_error) and configuration (init args' config_get) reach the core */
+    rt = tu_runtime(v1_module(), "[driver.tdv1]\nlibrary = /nonexistent/libvendor.so\n");
+    ck_assert_ptr_nonnull(find_driver(rt, "tdv1", &info));
+    ck_assert_int_eq(info.status, TRD_DRIVER_SKIPPED);
+    ck_assert_str_eq(info.reason, "tdv1: no usable vendor library (library = /nonexistent/libvendor.so)");
+    trd_runtime_destroy(rt);
 }
 END_TEST
 
 START_TEST(paths_and_duplicates)
 {
     /* relative entries are ignored; a second module of one name is skipped */
+    const char *a = tdd_path("td_a");
+    tda();
     char list[8192];
-    snprintf(list, sizeof list, "relative/dir:%s:%s", tu_test_driver("td_a"), tu_test_driver("td_a"));
+    snprintf(list, sizeof list, "relative/dir:%s:%s", a, a);
     trd_runtime_t *rt = tu_runtime(list, NULL);
     uint32_t n;
     TU_OK(trd_runtime_driver_count(rt, &n));
@@ -135,7 +180,7 @@ START_TEST(paths_and_duplicates)
     TU_OK(trd_runtime_device_count(rt, &n));
     ck_assert_uint_eq(n, 3);
     trd_runtime_destroy(rt);
-    /* a directory: every trident_*.so in it (none here) */
+    /* a directory: every trident_*.so in it (none here: the built modules are not named so) */
     rt = tu_runtime(tu_path("%s/tests/drivers/.libs", tu_builddir()), NULL);
     TU_OK(trd_runtime_device_count(rt, &n));
     ck_assert_uint_eq(n, 1);
@@ -146,8 +191,9 @@ END_TEST
 /* The places searched, in order, each with its origin and what it held (trident drivers -v). */
 START_TEST(search_is_recorded)
 {
+    tda();
     char list[8192];
-    snprintf(list, sizeof list, "relative/dir:%s:/nonexistent/dir:%s/tests/drivers/.libs", tu_test_driver("td_a"),
+    snprintf(list, sizeof list, "relative/dir:%s:/nonexistent/dir:%s/tests/drivers/.libs", tdd_path("td_a"),
              tu_builddir());
     trd_runtime_t *rt = tu_runtime(list, NULL);
     uint32_t n;
@@ -157,7 +203,7 @@ START_TEST(search_is_recorded)
         const char *path, *problem;
         uint32_t modules;
     } want[] = {{"relative/dir", "not an absolute path: ignored", 0},
-                {tu_test_driver("td_a"), NULL, 1},
+                {tdd_path("td_a"), NULL, 1},
                 {"/nonexistent/dir", "No such file or directory", 0},
                 {tu_path("%s/tests/drivers/.libs", tu_builddir()), NULL, 0}};
     for (uint32_t i = 0; i < n; i++) {
@@ -181,9 +227,11 @@ END_TEST
 
 START_TEST(one_physical_device_one_driver)
 {
-    /* td_a's device 0 and td_dup's device 0 share PCI 0000:80:00.0 */
+    /* tda's device 0 and tddup's device 0 share PCI 0000:80:00.0 */
+    tda();
+    tdd_facts(tdd_open("td_dup", NULL), "tddup", "cuda", "sm90", 1, "0000:80:00.0")->priority = 10;
     const char *names[] = {"td_a", "td_dup"};
-    trd_runtime_t *rt = tu_runtime(modules(names, 2), NULL);
+    trd_runtime_t *rt = tu_runtime(tdd_paths(names, 2), NULL);
     trd_driver_info_t info;
     /* td_dup has priority 10 > 0: it keeps the device */
     ck_assert_uint_eq(find_driver(rt, "tda", &info)->device_count, 1);
@@ -195,13 +243,13 @@ START_TEST(one_physical_device_one_driver)
     TU_OK(trd_runtime_device_find(rt, "tda:1", &d));
     trd_runtime_destroy(rt);
     /* the configuration picks the driver, over priorities */
-    rt = tu_runtime(modules(names, 2), "[device \"pci=0000:80:00.0\"]\ndriver = tda\n");
+    rt = tu_runtime(tdd_paths(names, 2), "[device \"pci=0000:80:00.0\"]\ndriver = tda\n");
     ck_assert_uint_eq(find_driver(rt, "tda", &info)->device_count, 2);
     ck_assert_uint_eq(find_driver(rt, "tddup", &info)->device_count, 0);
     TU_OK(trd_runtime_device_find(rt, "tda:0", &d));
     trd_runtime_destroy(rt);
     /* and priorities can be configured */
-    rt = tu_runtime(modules(names, 2), "[driver.tda]\npriority = 50\n");
+    rt = tu_runtime(tdd_paths(names, 2), "[driver.tda]\npriority = 50\n");
     ck_assert_uint_eq(find_driver(rt, "tda", &info)->device_count, 2);
     trd_runtime_destroy(rt);
 }
@@ -209,8 +257,10 @@ END_TEST
 
 START_TEST(config_disables)
 {
+    tda();
+    tdb();
     const char *names[] = {"td_a", "td_b"};
-    trd_runtime_t *rt = tu_runtime(modules(names, 2), "[driver.tdb]\nenabled = false\n[device \"tda:1\"]\nenabled = no\n");
+    trd_runtime_t *rt = tu_runtime(tdd_paths(names, 2), "[driver.tdb]\nenabled = false\n[device \"tda:1\"]\nenabled = no\n");
     trd_driver_info_t info;
     find_driver(rt, "tdb", &info);
     ck_assert_int_eq(info.status, TRD_DRIVER_SKIPPED);
@@ -224,8 +274,11 @@ END_TEST
 
 START_TEST(device_selection)
 {
+    tda();
+    tdb();
+    tdgfx();
     const char *names[] = {"td_a", "td_b", "td_gfx"};
-    trd_runtime_t *rt = tu_runtime(modules(names, 3), NULL);
+    trd_runtime_t *rt = tu_runtime(tdd_paths(names, 3), NULL);
     trd_device_t *d;
     trd_device_props_t p = {.struct_size = sizeof p};
     struct {
@@ -267,8 +320,10 @@ END_TEST
 
 START_TEST(launch_reaches_the_driver)
 {
-    const char *names[] = {"td_a"};
-    trd_runtime_t *rt = tu_runtime(modules(names, 1), NULL);
+    struct tdd_state *r = tda();
+    snprintf(r->options[0], sizeof r->options[0], "arch");
+    snprintf(r->options[1], sizeof r->options[1], "max_num_imprecise_acc_default");
+    trd_runtime_t *rt = tu_runtime(tdd_path("td_a"), NULL);
     trd_device_t *d;
     TU_OK(trd_runtime_device_find(rt, "tda:1", &d));
     /* a real Triton cache entry for sm90: its metadata drives the module desc */
@@ -284,7 +339,6 @@ START_TEST(launch_reaches_the_driver)
     trd_arg_t args[4] = {trd_arg_buffer(b), trd_arg_ptr((void *)0x1000), trd_arg_ptr(NULL), trd_arg_int(-7)};
     trd_launch_t l = {.struct_size = sizeof l, .grid = {3, 2, 1}, .num_args = 4, .args = args, .stream = s};
     TU_OK(trd_kernel_launch(k, &l));
-    struct td_record *r = record_of("td_a");
     ck_assert_uint_eq(r->loads, 1);
     ck_assert_uint_eq(r->ordinal, 1);
     ck_assert_uint_eq(r->num_warps, 4);
@@ -303,8 +357,8 @@ START_TEST(launch_reaches_the_driver)
     ck_assert_mem_eq(r->bytes[3], &n, 4);
     ck_assert_int_eq(r->had_native, 0);
     /* the device's options reached module_load: arch and derived defaults */
-    ck_assert_ptr_nonnull(strstr(r->options, "\"arch\":\"sm90\""));
-    ck_assert_ptr_nonnull(strstr(r->options, "\"max_num_imprecise_acc_default\":1073741824"));
+    ck_assert_str_eq(r->option_values[0], "sm90");
+    ck_assert_str_eq(r->option_values[1], "1073741824");
     /* loaded once, launched many times; a grid with zero programs is a no-op */
     TU_OK(trd_kernel_launch(k, &l));
     l.grid[1] = 0;
@@ -329,13 +383,42 @@ START_TEST(launch_reaches_the_driver)
     trd_kernel_destroy(k);
     ck_assert_uint_eq(r->unloads, 1);
     trd_runtime_destroy(rt);
+    tdd_assert_clean(r); /* everything the core was given it released, each once */
+}
+END_TEST
+
+/* A driver's errors, through the services table, reach the caller with the driver's message. */
+START_TEST(driver_errors_reach_the_caller)
+{
+    struct tdd_state *r = tda();
+    char spec[64], err[256];
+    snprintf(spec, sizeof spec, "mem_alloc#2=%d,module_load=%d", TRD_ERR_NO_MEMORY, TRD_ERR_DEVICE);
+    ck_assert_msg(trd_double_fail(&r->common, spec, err, sizeof err) == 0, "%s", err);
+    trd_runtime_t *rt = tu_runtime(tdd_path("td_a"), NULL);
+    trd_device_t *d;
+    TU_OK(trd_runtime_device_find(rt, "tda:0", &d));
+    trd_buffer_t *b, *b2 = NULL;
+    TU_OK(trd_buffer_alloc(d, 64, &b)); /* the first succeeds */
+    TU_FAILS(trd_buffer_alloc(d, 64, &b2), TRD_ERR_NO_MEMORY, "tda: mem_alloc: injected status");
+    ck_assert_ptr_null(b2);
+    trd_kernel_t *k;
+    trd_kernel_desc_t kd = {.struct_size = sizeof kd, .path = tu_fixture("cuda", "cluster")};
+    TU_OK(trd_kernel_create(rt, &kd, &k));
+    TU_FAILS(trd_kernel_load(k, d, NULL), TRD_ERR_DEVICE, "tda: module_load: injected status");
+    ck_assert_uint_eq(trd_double_calls(&r->common, "mem_alloc"), 2);
+    ck_assert_uint_eq(r->loads, 0);
+    trd_kernel_destroy(k);
+    trd_buffer_free(b);
+    trd_runtime_destroy(rt);
+    tdd_assert_clean(r);
 }
 END_TEST
 
 START_TEST(env_driver_path)
 {
     /* TRIDENT_DRIVER_PATH reaches the runtime through the configuration */
-    setenv("TRIDENT_DRIVER_PATH", tu_test_driver("td_b"), 1);
+    tdb();
+    setenv("TRIDENT_DRIVER_PATH", tdd_path("td_b"), 1);
     trd_runtime_t *rt = NULL;
     trd_runtime_desc_t d = {.struct_size = sizeof d, .flags = TRD_RUNTIME_NO_DEFAULT_DRIVERS};
     TU_OK(trd_runtime_create(&d, &rt));
@@ -359,7 +442,8 @@ END_TEST
  * when no other was. */
 START_TEST(host_driver_built_one_way)
 {
-    trd_runtime_t *rt = tu_runtime(tu_test_driver("td_host"), NULL);
+    tdd_facts(tdd_open("td_host", NULL), "host", "host", "x86_64", 1, "");
+    trd_runtime_t *rt = tu_runtime(tdd_path("td_host"), NULL);
     uint32_t n, hosts = 0;
     TU_OK(trd_runtime_driver_count(rt, &n));
     for (uint32_t i = 0; i < n; i++) {
@@ -370,7 +454,7 @@ START_TEST(host_driver_built_one_way)
         hosts++;
         if (!TRD_HOST_EMBEDDED) {
             ck_assert_int_eq(info.status, TRD_DRIVER_LOADED);
-            ck_assert_ptr_nonnull(strstr(info.path, "/tests/drivers/.libs/td_host.so"));
+            ck_assert_str_eq(info.path, tdd_path("td_host"));
         } else if (strstr(info.path, "td_host.so")) {
             ck_assert_int_eq(info.status, TRD_DRIVER_SKIPPED);
             ck_assert_str_eq(info.reason, "the host driver is built into this libtrident (configure "
@@ -411,6 +495,7 @@ static Suite *suite(void)
     tcase_add_test(t, config_disables);
     tcase_add_test(t, device_selection);
     tcase_add_test(t, launch_reaches_the_driver);
+    tcase_add_test(t, driver_errors_reach_the_caller);
     tcase_add_test(t, env_driver_path);
     tcase_add_test(t, host_driver_built_one_way);
     tcase_add_test(t, shared_runtime);

@@ -4,13 +4,13 @@
  * (examples/host) run from native pointers and packed parameters on random inputs, every output element checked;
  * parameter descriptions; scratch sizes, overflow-checked (a grid whose scratch bytes wrap 64 bits is refused, not
  * launched with a wrapped size); each refusal of a bad launch; memset/memcpy on native pointers; streams that are
- * or are not being captured (the test driver named "cuda", TD_CAPTURE); and the launch path of a loaded kernel
+ * or are not being captured (the driver double named "cuda", offering stream_capturing); and the launch path of a loaded kernel
  * counted on the calling thread: no allocation and no mutex for trd_prepared_launch (and trd_kernel_launch) on a
  * test driver's device, no allocation on the host. */
 #include <dlfcn.h>
 #include <pthread.h>
 
-#include "tests/drivers/test_driver.h"
+#include "tests/drivers/driver_double.h"
 #include "tests/testutil.h"
 
 #if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
@@ -129,16 +129,19 @@ static trd_device_t *host;
 
 static void setup(void)
 {
-    char list[8192];
-    /* td_cuda's device and td_a's first share a PCI id: cuda:0 and tda:1 stay */
-    snprintf(list, sizeof list, "%s:%s", tu_test_driver("td_cuda"), tu_test_driver("td_a"));
-    rt = tu_runtime(list, NULL);
+    /* cuda's device and tda's first share a PCI id (0000:80:00.0): cuda:0 and tda:1 stay */
+    tdd_facts(tdd_open("td_cuda", NULL), "cuda", "cuda", "sm90", 1, NULL)->capture = 1;
+    tdd_facts(tdd_open("td_a", NULL), "tda", "cuda", "sm90", 2, NULL);
+    const char *files[] = {"td_cuda", "td_a"};
+    rt = tu_runtime(tdd_paths(files, 2), NULL);
     TU_OK(trd_runtime_device_find(rt, "host:0", &host));
 }
 
 static void teardown(void)
 {
     trd_runtime_destroy(rt);
+    tdd_assert_clean(tdd_get("td_cuda")); /* every stream, buffer and module released, each once */
+    tdd_assert_clean(tdd_get("td_a"));
 }
 
 static trd_kernel_t *host_kernel(const char *name, const char *sig, const char *metadata)
@@ -481,19 +484,15 @@ START_TEST(bad_launches_refused)
 }
 END_TEST
 
-/* td_cuda's switch of whether its streams are being captured; *td is dlclose'd by the caller. */
-static int *capture_switch(void **td)
+/* The cuda double's answer to whether its streams are being captured. */
+static int32_t *capture_switch(void)
 {
-    *td = dlopen(tu_test_driver("td_cuda"), RTLD_NOW | RTLD_NOLOAD);
-    int *td_capturing = *td ? dlsym(*td, "td_capturing") : NULL;
-    ck_assert_msg(td_capturing != NULL, "the test driver td_cuda is not loaded");
-    return td_capturing;
+    return &tdd_get("td_cuda")->capturing;
 }
 
 START_TEST(capturing_and_tensor_maps)
 {
-    void *td;
-    int *td_capturing = capture_switch(&td);
+    int32_t *td_capturing = capture_switch();
     trd_device_t *cuda;
     TU_OK(trd_runtime_device_find(rt, "cuda:0", &cuda));
     int token;
@@ -512,7 +511,6 @@ START_TEST(capturing_and_tensor_maps)
     ck_assert_int_eq(c, 0);
     trd_stream_destroy(hs);
     trd_stream_destroy(s);
-    dlclose(td);
     /* neither the host nor the test driver encodes tensor maps */
     trd_tensor_map_desc_t d = {.struct_size = sizeof d, .rank = 1, .label = "kernel 'k' argument 0 'a_desc'"};
     unsigned char map[TRD_TENSOR_MAP_BYTES];
@@ -537,8 +535,7 @@ static void on_log(void *user, int32_t level, const char *message)
  * once, nothing kept, so that the first launch outside a capture benchmarks. */
 START_TEST(tuner_while_capturing)
 {
-    void *td;
-    int *td_capturing = capture_switch(&td);
+    int32_t *td_capturing = capture_switch();
     trd_device_t *cuda;
     TU_OK(trd_runtime_device_find(rt, "cuda:0", &cuda));
     trd_kernel_t *k;
@@ -577,7 +574,6 @@ START_TEST(tuner_while_capturing)
     trd_stream_destroy(s);
     trd_tuner_destroy(tuner);
     trd_kernel_destroy(k);
-    dlclose(td);
 }
 END_TEST
 
@@ -654,14 +650,11 @@ START_TEST(launch_path_takes_no_lock_and_allocates_nothing)
     }
     counting = 0;
     ck_assert_msg(allocs == 0 && locks == 0, "%lu allocations and %lu mutex locks in 1000 launch rounds", allocs, locks);
-    void *td = dlopen(tu_test_driver("td_a"), RTLD_NOW | RTLD_NOLOAD);
-    struct td_record *rec = td ? dlsym(td, "td_record") : NULL;
-    ck_assert_ptr_nonnull(rec);
+    struct tdd_state *rec = tdd_get("td_a");
     ck_assert_ptr_eq(rec->native, &token);
     ck_assert_uint_eq(rec->grid[0], 2);
     ck_assert_mem_eq(rec->bytes[3], &n, 4);
     ck_assert_mem_eq(rec->bytes[2], &o, sizeof o);
-    dlclose(td);
     trd_stream_destroy(s);
     trd_tuner_destroy(tuner);
     trd_prepared_destroy(p);

@@ -2,7 +2,7 @@
 /* test_xla.c: the XLA handlers (libtrident_xla) driven as XLA drives them, through
  * a stand-in for XLA's side of the FFI (the API table, call frames,
  * attributes, state) and trident's real runtime: host kernels on the CPU
- * platform, and a test driver named "cuda" (tests/drivers, TD_CAPTURE) for
+ * platform, and the driver double named "cuda" (tests/drivers, offering stream_capturing) for
  * what needs a stream that can be captured into a graph.
  *
  * Autotuned calls (attribute version 2): the fastest candidate is chosen at
@@ -13,7 +13,6 @@
  * a planted one (another key's or arch's, another user's, open to others) ignored,
  * an unwritable directory leaves the choice in memory, a candidate that
  * cannot run loses, and a captured stream gets candidate 0 unchosen. */
-#include <dlfcn.h>
 #include <pthread.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -22,7 +21,7 @@
 #include <trident/xla.h>
 
 #include "xla/ffi.h"
-#include "tests/drivers/test_driver.h"
+#include "tests/drivers/driver_double.h"
 #include "tests/testutil.h"
 
 /* ------------------------------------------------------ XLA's side, faked */
@@ -969,10 +968,8 @@ START_TEST(captured_stream_gets_candidate_zero)
 {
     trd_runtime_t *rt;
     TU_OK(trd_runtime_shared(&rt)); /* loads the drivers */
-    void *td = dlopen(tu_test_driver("td_cuda"), RTLD_NOW | RTLD_NOLOAD);
-    int *capturing = td ? dlsym(td, "td_capturing") : NULL;
-    struct td_record *rec = td ? dlsym(td, "td_record") : NULL;
-    ck_assert_msg(capturing && rec, "the test driver td_cuda is not loaded");
+    struct tdd_state *rec = tdd_get("td_cuda");
+    int32_t *capturing = &rec->capturing;
     const char *dir = tu_path("%s/captured", tmp_root);
     static struct call_spec s; /* large: bundles of several targets */
     static const uint32_t programs[] = {7, 4};
@@ -1008,7 +1005,6 @@ START_TEST(captured_stream_gets_candidate_zero)
     *capturing = 0;
     fx_release(&x);
     add_free(&b);
-    dlclose(td);
 }
 END_TEST
 
@@ -1338,8 +1334,10 @@ static Suite *suite(void)
 
 int main(void)
 {
-    /* the runtime the handlers share reads this when it starts: the test driver named "cuda" */
-    setenv("TRIDENT_DRIVER_PATH", tu_test_driver("td_cuda"), 1);
+    /* the runtime the handlers share reads this when it starts: the driver double named "cuda" */
+    const char *cuda;
+    tdd_facts(tdd_open("td_cuda", &cuda), "cuda", "cuda", "sm90", 1, NULL)->capture = 1;
+    setenv("TRIDENT_DRIVER_PATH", cuda, 1);
     if (!mkdtemp(tmp_root)) {
         perror("test_xla: mkdtemp");
         return 1;

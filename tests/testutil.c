@@ -46,11 +46,6 @@ const char *tu_fixture(const char *backend, const char *variant)
     return tu_path("%s/tests/fixtures/triton/%s/%s", tu_srcdir(), backend, variant);
 }
 
-const char *tu_test_driver(const char *name)
-{
-    return tu_path("%s/tests/drivers/.libs/%s.so", tu_builddir(), name);
-}
-
 trd_config_t *tu_config(const char *ini)
 {
     trd_config_t *c = NULL;

@@ -26,8 +26,6 @@ const char *tu_undeclared_kernel(void);
 trd_kernel_t *tu_host_kernel_create(trd_runtime_t *rt, const char *name, const char *signature, const char *metadata);
 /* A Triton fixture directory: tests/fixtures/triton/<backend>/<variant>. */
 const char *tu_fixture(const char *backend, const char *variant);
-/* A test driver module: tests/drivers/.libs/<name>.so. */
-const char *tu_test_driver(const char *name);
 /* A driver services table (trident/driver.h, version 2) over libtrident's
  * public functions, with config_get as its configuration: for tests that run
  * a driver module without the core's loader. Lives until the next call. */

@@ -128,8 +128,15 @@ void trd_double_clear(struct trd_double *d)
 
 long trd_double_enter(struct trd_double *d, const char *call)
 {
-    long code = 0;
     pthread_mutex_lock(&d->lock);
+    long code = trd_double_enter_locked(d, call);
+    pthread_mutex_unlock(&d->lock);
+    return code;
+}
+
+long trd_double_enter_locked(struct trd_double *d, const char *call)
+{
+    long code = 0;
     unsigned i;
     for (i = 0; i < d->ncalls && strcmp(d->calls[i].name, call) != 0; i++)
         ;
@@ -147,7 +154,6 @@ long trd_double_enter(struct trd_double *d, const char *call)
         if (strcmp(p->call, call) == 0 && code == 0 && ++p->seen >= p->nth)
             code = p->code;
     }
-    pthread_mutex_unlock(&d->lock);
     return code;
 }
 

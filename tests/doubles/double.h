@@ -21,7 +21,7 @@
  * Call counting and contract violations live here too: a double counts each
  * entry with trd_double_enter and logs each breach of its vendor's documented
  * rules with trd_double_violation; tests assert the log empty
- * (trd_double_check_clean) or holding the violation expected. */
+ * (trd_double_violation_count) or holding the violation expected. */
 #ifndef TRD_TESTS_DOUBLES_DOUBLE_H
 #define TRD_TESTS_DOUBLES_DOUBLE_H
 
@@ -76,6 +76,8 @@ void trd_double_init(struct trd_double *d, const char *name, size_t struct_size)
 void trd_double_clear(struct trd_double *d);
 /* Counts a call of `call`; returns the code a fault injects for it, or 0 (every vendor's success). */
 long trd_double_enter(struct trd_double *d, const char *call);
+/* As trd_double_enter, with the lock held by the caller (a double whose common.lock guards its own state too). */
+long trd_double_enter_locked(struct trd_double *d, const char *call);
 /* Logs a contract violation (and says it on stderr); the caller need not hold the lock, nor may it. */
 void trd_double_violation(struct trd_double *d, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* As trd_double_violation, with the lock held by the caller. */

@@ -27,6 +27,7 @@
 #include <pthread.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,22 +41,25 @@
 
 #define EXPORT __attribute__((visibility("default")))
 
-EXPORT void *trd_double_state(void);
-EXPORT void trd_double_reset(void);
-
 /* ------------------------------------------------------------------ state */
 
-/* zt_lock guards the driver's objects and zt's record; zt.common has its own lock, taken under zt_lock. */
-static pthread_mutex_t zt_lock = PTHREAD_MUTEX_INITIALIZER;
+/* zt.common.lock guards the driver's objects and all of zt; every entry point takes it first (LOCK), and counts
+ * the call and logs violations with it held. */
 static struct zetest_state zt;
 static uint64_t zt_clock;
 static int zt_clock_set;
+static _Thread_local int zt_held; /* this thread holds the lock: what inject and violate require */
 
-#define LOCK() pthread_mutex_lock(&zt_lock)
-#define UNLOCK() pthread_mutex_unlock(&zt_lock)
+#define LOCK() (pthread_mutex_lock(&zt.common.lock), zt_held = 1)
+#define UNLOCK() (zt_held = 0, pthread_mutex_unlock(&zt.common.lock))
 
+/* The configuration's defaults and an empty record; live counts survive (a leak stays visible). */
 static void defaults(void)
 {
+    char live[sizeof zt - offsetof(struct zetest_state, live_contexts)]; /* the counts, last in the struct */
+    memcpy(live, &zt.live_contexts, sizeof live);
+    memset((char *)&zt + sizeof zt.common, 0, sizeof zt - sizeof zt.common);
+    memcpy(&zt.live_contexts, live, sizeof live);
     zt.devices = 1;
     snprintf(zt.name, sizeof zt.name, "Intel(R) Data Center GPU Max 1100");
     zt.vendor_id = 0x8086;
@@ -64,44 +68,27 @@ static void defaults(void)
     zt.timer_start = 1000;
     zt.timer_bits = 64;
     zt.ticks_per_launch = 19200;
-}
-
-__attribute__((constructor)) static void zetest_load(void)
-{
-    trd_double_init(&zt.common, "zetest_driver", sizeof zt);
-    defaults();
-}
-
-void *trd_double_state(void)
-{
-    return &zt;
-}
-
-void trd_double_reset(void)
-{
-    LOCK();
-    trd_double_clear(&zt.common);
-    struct zetest_state keep = zt; /* live counts survive: a leak stays visible */
-    memset((char *)&zt + sizeof zt.common, 0, sizeof zt - sizeof zt.common);
-    zt.live_contexts = keep.live_contexts;
-    zt.live_lists = keep.live_lists;
-    zt.live_pools = keep.live_pools;
-    zt.live_events = keep.live_events;
-    zt.live_modules = keep.live_modules;
-    zt.live_kernels = keep.live_kernels;
-    zt.live_logs = keep.live_logs;
-    zt.live_allocs = keep.live_allocs;
-    defaults();
     zt_clock_set = 0;
-    UNLOCK();
 }
 
-#define violate(...) trd_double_violation(&zt.common, __VA_ARGS__)
+TRD_DOUBLE_DEFINE(zt, "zetest_driver", defaults)
+
+/* An entry point that counts or logs without the lock is a bug of this double: stop at it. */
+static void require_lock(const char *what)
+{
+    if (!zt_held) {
+        fprintf(stderr, "zetest_driver: %s without the lock\n", what);
+        abort();
+    }
+}
+
+#define violate(...) (require_lock("a violation logged"), trd_double_violation_locked(&zt.common, __VA_ARGS__))
 
 /* Counts the call; returns the result a fault injects for it, or ZE_RESULT_SUCCESS. */
 static ze_result_t inject(const char *call)
 {
-    return (ze_result_t)trd_double_enter(&zt.common, call);
+    require_lock(call);
+    return (ze_result_t)trd_double_enter_locked(&zt.common, call);
 }
 
 /* ---------------------------------------------------------------- objects */
