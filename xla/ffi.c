@@ -1021,13 +1021,13 @@ static XLA_FFI_Error *execute(XLA_FFI_CallFrame *f, int platform)
                              c->name, backend_of(platform), ordinal);
         if ((e = slot_for(f, c, dev, &props, &s)) != NULL)
             return e;
-        if (c->tune) {
-            int launched = 0;
-            if ((e = xla_tune_choose(f, c, s, stream, &launched)) != NULL || launched)
-                return e;
-        }
-        if (fast)
+        int launched = 0, kept = 0;
+        if (c->tune && (e = xla_tune_choose(f, c, s, stream, &launched, &kept)) != NULL)
+            return e;
+        if (fast && (!launched || kept))
             atomic_store_explicit(&c->by_ordinal[ordinal], s, memory_order_release);
+        if (launched)
+            return NULL;
     }
     if (!atomic_load_explicit(&s->checked, memory_order_acquire)) {
         trd_status_t st;

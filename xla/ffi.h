@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* ffi.h: what the XLA handler's files share. libtrident_xla is built over libtrident's public API only
- * (trident.h, and driver.h's error and log services), plus base/'s stateless sha256 and file I/O. */
+ * (trident.h, and driver.h's error and log services), plus base/'s stateless sha256. */
 #ifndef TRD_XLA_FFI_H
 #define TRD_XLA_FFI_H
 
@@ -152,7 +152,6 @@ struct xla_slot {
     struct xla_stream_wrap streams[XLA_STREAM_CACHE];
     pthread_mutex_t tune_lock;    /* an autotuned call's choice on this device, and prepared[] */
     trd_prepared_t **prepared;    /* per candidate, made on first need */
-    atomic_int capture_warned;
 };
 
 struct xla_tune;
@@ -225,10 +224,12 @@ trd_stream_t *xla_slot_stream(struct xla_slot *s, void *native);
 XLA_FFI_Error *xla_tune_create(const XLA_FFI_Api *api, struct xla_attrs *a, struct xla_call *c,
                                const char *bundles, size_t len, const int64_t *tma, size_t ntma);
 void xla_tune_free(struct xla_tune *t);
-/* The first EXECUTE on a device: makes s->run the chosen candidate (kept on disk, in memory, or benchmarked
- * on the call's buffers). While XLA's stream is being captured and no choice exists, launches candidate 0
- * instead and sets *launched. */
+/* The first EXECUTE on a device: launches the candidate libtrident's tuner chooses (kept in memory, on disk, or
+ * benchmarked on the call's buffers) and sets *launched; where the tuner keeps that choice, makes it s->run and
+ * sets *kept (while XLA's stream is being captured, or the aliased operands could not be copied aside, the tuner
+ * launched candidate 0 and keeps nothing: the next execution asks again). Neither set: another thread made
+ * s->run meanwhile. */
 XLA_FFI_Error *xla_tune_choose(XLA_FFI_CallFrame *f, struct xla_call *c, struct xla_slot *s, void *stream,
-                               int *launched);
+                               int *launched, int *kept);
 
 #endif
