@@ -139,7 +139,8 @@ TRD_API trd_status_t trd_tuner_create(const trd_tuner_desc_t *desc, trd_tuner_t 
 {
     if (!desc || !out)
         return trd_error_set(TRD_ERR_INVALID_ARGUMENT, "trd_tuner_create: NULL argument");
-    trd_status_t st = trd_struct_check(desc->struct_size, sizeof(trd_tuner_desc_t), "trd_tuner_desc_t");
+    /* the first version's size: TRIDENT_1.5's callers leave out the fields TRIDENT_1.6 added */
+    trd_status_t st = trd_struct_check(desc->struct_size, offsetof(trd_tuner_desc_t, cache_dir), "trd_tuner_desc_t");
     if (st != TRD_OK)
         return st;
     uint32_t n = desc->variants ? desc->num_variants : desc->kernel ? desc->kernel->nvariants : 0;
@@ -490,8 +491,8 @@ static trd_status_t launch_check(const trd_tuner_t *t, const trd_tuned_launch_t 
 {
     if (!t || !tl)
         return trd_error_set(TRD_ERR_INVALID_ARGUMENT, "trd_tuner_launch: NULL argument");
-    if (tl->struct_size < sizeof(trd_tuned_launch_t))
-        return trd_struct_check(tl->struct_size, sizeof(trd_tuned_launch_t), "trd_tuned_launch_t");
+    if (tl->struct_size < offsetof(trd_tuned_launch_t, launch_fn)) /* the first version's size */
+        return trd_struct_check(tl->struct_size, offsetof(trd_tuned_launch_t, launch_fn), "trd_tuned_launch_t");
     const trd_launch_t *l = tl->launch;
     if (!l)
         return trd_error_set(TRD_ERR_INVALID_ARGUMENT, "kernel '%s': trd_tuned_launch_t.launch is NULL",

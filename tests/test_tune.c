@@ -589,6 +589,25 @@ START_TEST(tuner_caller_launch)
     ck_assert_uint_eq(own_tuned_launch(rt, k, dir, "grids B", &o), 2);
     ck_assert_msg(o.calls[0] > 0 && log_count("chosen by benchmark") == 1, "%s", logged);
     log_stop();
+    /* a caller of TRIDENT_1.5 (its structs without the fields TRIDENT_1.6 added) is served as before */
+    {
+        static const uint32_t written[] = {0};
+        trd_tuner_desc_t d15 = {.struct_size = offsetof(trd_tuner_desc_t, cache_dir), .flags = TRD_TUNER_MEMORY_ONLY,
+                                .kernel = k, .num_written = 1, .written = written};
+        trd_tuner_t *t15;
+        TU_OK(trd_tuner_create(&d15, &t15));
+        struct run r;
+        run_setup(&r, rt, 17, "TRIDENT_1.5");
+        r.tl.struct_size = offsetof(trd_tuned_launch_t, launch_fn);
+        uint32_t chosen = 9;
+        TU_OK(trd_tuner_launch(t15, &r.tl, &chosen));
+        ck_assert_uint_eq(chosen, 2);
+        run_check(&r);
+        r.tl.struct_size = offsetof(trd_tuned_launch_t, launch_fn) - 1;
+        TU_FAILS(trd_tuner_launch(t15, &r.tl, &chosen), TRD_ERR_VERSION, "trd_tuned_launch_t.struct_size");
+        run_free(&r);
+        trd_tuner_destroy(t15);
+    }
     /* words a log line cannot hold */
     trd_tuner_desc_t d = {.struct_size = sizeof d, .kernel = k, .log_name = "Bad Name"};
     trd_tuner_t *t;
