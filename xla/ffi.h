@@ -116,7 +116,14 @@ struct xla_param {
     trd_param_info_t info; /* from the signature: its strings live as long as the kernel */
 };
 
-struct xla_cached_kernel;
+/* Calls of one kernel share one trd_kernel_t (and its loaded modules): the
+ * cache is keyed by the bytes of the call (bundle, options, platform). */
+struct xla_cached_kernel {
+    uint8_t key[32];
+    trd_kernel_t *kernel;
+    unsigned refs;
+    struct xla_cached_kernel *next;
+};
 
 /* One kernel the call may launch: its only one, or an autotune candidate. */
 struct xla_cand {
@@ -216,6 +223,16 @@ int xla_device_ordinal(XLA_FFI_CallFrame *f, int32_t *ordinal);
 /* The state type's id in each platform's registry, and each platform's API table (from its metadata query). */
 extern XLA_FFI_TypeId xla_state_id[PLATFORM_COUNT];
 extern _Atomic(const XLA_FFI_Api *) xla_platform_api[PLATFORM_COUNT];
+
+/* The platform's name in messages ("cuda", "rocm", "cpu") and its trident backend ("cuda", "hip", "host"). */
+const char *xla_platform_name(int platform);
+const char *xla_backend_of(int platform);
+
+/* cache.c: the kernel of a bundle with options (a JSON attribute) on a platform, shared by every call of the same
+ * bytes (a reference the call's state releases: xla_call_delete); the state type's deleter. */
+trd_status_t xla_kernel_get(trd_runtime_t *rt, const char *bundle, size_t len, const char *opts, size_t olen,
+                            int platform, struct xla_cached_kernel **out);
+void xla_call_delete(void *call);
 
 /* libtrident's stream over XLA's stream, made once per stream; NULL for NULL. */
 trd_stream_t *xla_slot_stream(struct xla_slot *s, void *native);
