@@ -60,9 +60,12 @@ ABI_ASSERT(sizeof(trd_bundle_variant_t) == 32);
 ABI_ASSERT(offsetof(trd_variant_info_t, grid) == 24);
 ABI_ASSERT(sizeof(trd_variant_info_t) == 32);
 ABI_ASSERT(offsetof(trd_tuner_desc_t, num_written) == 28);
-ABI_ASSERT(sizeof(trd_tuner_desc_t) == 40);
+ABI_ASSERT(offsetof(trd_tuner_desc_t, cache_dir) == 40);
+ABI_ASSERT(offsetof(trd_tuner_desc_t, identity_size) == 56);
+ABI_ASSERT(sizeof(trd_tuner_desc_t) == 80);
 ABI_ASSERT(offsetof(trd_tuned_launch_t, launch) == 16);
-ABI_ASSERT(sizeof(trd_tuned_launch_t) == 40);
+ABI_ASSERT(offsetof(trd_tuned_launch_t, launch_fn) == 40);
+ABI_ASSERT(sizeof(trd_tuned_launch_t) == 56);
 #endif
 ABI_ASSERT(sizeof(trd_status_t) == 4);
 ABI_ASSERT(TRD_ERR_INTERNAL == 14);

@@ -316,6 +316,7 @@ void trd_tune_known_release(const char *name);
 void trd_tune_known_put(const char *name, const uint8_t digest[32], uint32_t choice);
 struct trd_tune_record {
     const char *kernel, *key_sha256, *arch, *device, *digest;
+    const char *log_name, *noun;  /* how the log names the tuner ("tune") and a variant ("variant") */
     uint32_t n, choice;
     const double *times;         /* n, INFINITY where a variant cannot run */
     const char *const *configs;  /* n */
@@ -323,8 +324,7 @@ struct trd_tune_record {
 /* A choice's file (in dir): 1 with the choice it keeps for want's key, arch, n variants and digest; 0 when there
  * is none to use (said why in the log: a warning for a file trident did not write, another key's or arch's, or
  * one another user may have written). */
-int trd_tune_file_load(const char *kernel, const char *dir, const char *path, const struct trd_tune_record *want,
-                       uint32_t *choice);
+int trd_tune_file_load(const char *dir, const char *path, const struct trd_tune_record *want, uint32_t *choice);
 /* Writes the record to path (dir made first) atomically; a failure is a warning: the choice stays in memory. */
 void trd_tune_file_store(const char *dir, const char *path, const struct trd_tune_record *r);
 

@@ -25,10 +25,14 @@
 #define TUNE_MAX_REPS 100
 #define TUNE_BATCHES 5       /* the figure is the best batch: a busy moment spoils a batch, not the figure */
 #define TUNE_HOPELESS 4.0    /* two timed launches this much slower than the best figure are not repeated */
-#define TUNE_MAX_VARIANTS 64
+#define TUNE_MAX_VARIANTS 256
 #define TUNE_BUCKETS 64
 #define TUNE_BENCH_LOCKS 8
 #define TUNE_STEM_MAX 64
+#define TUNE_WORD_MAX 32     /* of a caller's log name and variant noun */
+
+/* A field a caller's struct_size covers (one added after the struct's first version). */
+#define TUNE_HAS(s, type, field) ((s)->struct_size >= offsetof(type, field) + sizeof((s)->field))
 
 /* A choice the tuner made for a key on a device: immutable once published. */
 struct choice {
@@ -47,6 +51,9 @@ struct trd_tuner {
     uint32_t nwritten;
     uint32_t *written;
     int memory_only;
+    char *cache_dir;               /* the caller's, or NULL: the runtime's */
+    char log_name[TUNE_WORD_MAX + 1];  /* how log lines and errors name the tuner ("tune") and a variant */
+    char noun[TUNE_WORD_MAX + 1];
     char stem[TUNE_STEM_MAX + 1];  /* the kernel's name as file names may hold it */
     uint8_t digest[32];            /* of the variants: a kept choice holds for exactly these */
     char digest_hex[65];
@@ -92,11 +99,16 @@ static trd_status_t same_signature(const trd_kernel_t *a, const trd_kernel_t *b,
     return TRD_OK;
 }
 
-static trd_status_t variants_digest(trd_tuner_t *t)
+static trd_status_t variants_digest(trd_tuner_t *t, const uint8_t identity[32])
 {
     struct trd_str s;
     trd_str_init(&s);
     trd_str_appendf(&s, "trident-tune %u %u;", t->n, t->nwritten);
+    if (identity) {
+        char hex[65];
+        trd_hex(identity, 32, hex);
+        trd_str_appendf(&s, "i%s;", hex);
+    }
     for (uint32_t w = 0; w < t->nwritten; w++)
         trd_str_appendf(&s, "w%u;", t->written[w]);
     for (uint32_t v = 0; v < t->n; v++) {
@@ -127,7 +139,8 @@ TRD_API trd_status_t trd_tuner_create(const trd_tuner_desc_t *desc, trd_tuner_t 
 {
     if (!desc || !out)
         return trd_error_set(TRD_ERR_INVALID_ARGUMENT, "trd_tuner_create: NULL argument");
-    trd_status_t st = trd_struct_check(desc->struct_size, sizeof(trd_tuner_desc_t), "trd_tuner_desc_t");
+    /* the first version's size: TRIDENT_1.5's callers leave out the fields TRIDENT_1.6 added */
+    trd_status_t st = trd_struct_check(desc->struct_size, offsetof(trd_tuner_desc_t, cache_dir), "trd_tuner_desc_t");
     if (st != TRD_OK)
         return st;
     uint32_t n = desc->variants ? desc->num_variants : desc->kernel ? desc->kernel->nvariants : 0;
@@ -141,6 +154,26 @@ TRD_API trd_status_t trd_tuner_create(const trd_tuner_desc_t *desc, trd_tuner_t 
     if (desc->num_written && !desc->written)
         return trd_error_set(TRD_ERR_INVALID_ARGUMENT, "trd_tuner_create: num_written is %u but written is NULL",
                              desc->num_written);
+    /* the fields of TRIDENT_1.6, where the caller's struct has them */
+    const char *cache_dir = TUNE_HAS(desc, trd_tuner_desc_t, cache_dir) ? desc->cache_dir : NULL;
+    const void *identity = TUNE_HAS(desc, trd_tuner_desc_t, identity_size) ? desc->identity : NULL;
+    uint32_t identity_size = identity ? desc->identity_size : 0;
+    const char *log_name = TUNE_HAS(desc, trd_tuner_desc_t, log_name) ? desc->log_name : NULL;
+    const char *noun = TUNE_HAS(desc, trd_tuner_desc_t, variant_noun) ? desc->variant_noun : NULL;
+    if (!identity && TUNE_HAS(desc, trd_tuner_desc_t, identity_size) && desc->identity_size)
+        return trd_error_set(TRD_ERR_INVALID_ARGUMENT, "trd_tuner_create: identity_size is %u but identity is NULL",
+                             desc->identity_size);
+    const char *words[2] = {log_name, noun};
+    for (int w = 0; w < 2; w++) {
+        size_t len = words[w] ? strlen(words[w]) : 1;
+        int ok = len > 0 && len <= TUNE_WORD_MAX;
+        for (size_t i = 0; ok && words[w] && i < len; i++)
+            ok = (words[w][i] >= 'a' && words[w][i] <= 'z') || words[w][i] == '_' || words[w][i] == '-';
+        if (!ok)
+            return trd_error_set(TRD_ERR_INVALID_ARGUMENT,
+                                 "trd_tuner_create: %s '%.40s' is not 1 to %d lower-case letters, '_' or '-'",
+                                 w ? "variant_noun" : "log_name", words[w], TUNE_WORD_MAX);
+    }
     trd_tuner_t *t = calloc(1, sizeof *t);
     if (!t)
         return trd_error_set(TRD_ERR_NO_MEMORY, "out of memory");
@@ -162,7 +195,13 @@ TRD_API trd_status_t trd_tuner_create(const trd_tuner_desc_t *desc, trd_tuner_t 
     if (st != TRD_OK)
         goto fail;
     t->rt = t->variants[0]->rt;
-    t->memory_only = (desc->flags & TRD_TUNER_MEMORY_ONLY) != 0;
+    t->memory_only = (desc->flags & TRD_TUNER_MEMORY_ONLY) != 0 || (cache_dir && !cache_dir[0]);
+    snprintf(t->log_name, sizeof t->log_name, "%s", log_name ? log_name : "tune");
+    snprintf(t->noun, sizeof t->noun, "%s", noun ? noun : "variant");
+    if (cache_dir && cache_dir[0] && !(t->cache_dir = strdup(cache_dir))) {
+        st = trd_error_set(TRD_ERR_NO_MEMORY, "out of memory");
+        goto fail;
+    }
     t->nwritten = desc->num_written;
     if (t->nwritten && !(t->written = malloc(t->nwritten * sizeof *t->written))) {
         st = trd_error_set(TRD_ERR_NO_MEMORY, "out of memory");
@@ -181,7 +220,10 @@ TRD_API trd_status_t trd_tuner_create(const trd_tuner_desc_t *desc, trd_tuner_t 
                                    idx);
         t->written[w] = idx;
     }
-    if (st != TRD_OK || (st = variants_digest(t)) != TRD_OK)
+    uint8_t id[32];
+    if (identity)
+        trd_sha256(identity, identity_size, id);
+    if (st != TRD_OK || (st = variants_digest(t, identity ? id : NULL)) != TRD_OK)
         goto fail;
     size_t len = 0;
     for (const char *p = t->variants[0]->src.name; *p && len < TUNE_STEM_MAX; p++, len++)
@@ -190,6 +232,7 @@ TRD_API trd_status_t trd_tuner_create(const trd_tuner_desc_t *desc, trd_tuner_t 
     *out = t;
     return TRD_OK;
 fail:
+    free(t->cache_dir);
     free(t->written);
     free(t);
     return st;
@@ -208,6 +251,7 @@ TRD_API void trd_tuner_destroy(trd_tuner_t *t)
         }
     }
     pthread_mutex_destroy(&t->lock);
+    free(t->cache_dir);
     free(t->written);
     free(t);
 }
@@ -271,6 +315,8 @@ struct bench {
 /* The launch of variant v: the caller's, with the variant's grid. */
 static trd_status_t launch_variant(const trd_tuner_t *t, const trd_tuned_launch_t *tl, uint32_t v)
 {
+    if (TUNE_HAS(tl, trd_tuned_launch_t, launch_fn) && tl->launch_fn)
+        return tl->launch_fn(tl->user, v);
     trd_launch_t l = *tl->launch;
     const trd_kernel_t *k = t->variants[v];
     if (tl->grids) {
@@ -416,10 +462,10 @@ static trd_status_t benchmark(struct bench *b, double *times, uint32_t *choice, 
     for (uint32_t v = 0; v < t->n; v++) {
         times[v] = INFINITY;
         if ((st = measure(b, v, best, &times[v])) != TRD_OK) {
-            trd_log(TRD_LOG_INFO, "tune: kernel '%s' on %s: variant %u cannot run: %s", kname, b->dev->uri, v,
-                    trd_error_message());
+            trd_log(TRD_LOG_INFO, "%s: kernel '%s' on %s: %s %u cannot run: %s", t->log_name, kname, b->dev->uri,
+                    t->noun, v, trd_error_message());
             if (!why[0]) {
-                snprintf(why, sizeof why, "variant %u: %s", v, trd_error_message());
+                snprintf(why, sizeof why, "%s %u: %s", t->noun, v, trd_error_message());
                 why_st = st;
             }
             times[v] = INFINITY;
@@ -432,8 +478,8 @@ static trd_status_t benchmark(struct bench *b, double *times, uint32_t *choice, 
             goto sync;
     }
     if (!isfinite(best))
-        st = trd_error_set(why_st, "tune: kernel '%s': none of its %u variants can run on %s (%s)", kname, t->n,
-                           b->dev->uri, why);
+        st = trd_error_set(why_st, "%s: kernel '%s': none of its %u %ss can run on %s (%s)", t->log_name, kname,
+                           t->n, t->noun, b->dev->uri, why);
 sync:;
     /* the copies back are queued: they must be done before their sources are freed */
     trd_status_t sst = b->ws ? trd_stream_synchronize(b->ws) : TRD_OK;
@@ -453,8 +499,8 @@ static trd_status_t launch_check(const trd_tuner_t *t, const trd_tuned_launch_t 
 {
     if (!t || !tl)
         return trd_error_set(TRD_ERR_INVALID_ARGUMENT, "trd_tuner_launch: NULL argument");
-    if (tl->struct_size < sizeof(trd_tuned_launch_t))
-        return trd_struct_check(tl->struct_size, sizeof(trd_tuned_launch_t), "trd_tuned_launch_t");
+    if (tl->struct_size < offsetof(trd_tuned_launch_t, launch_fn)) /* the first version's size */
+        return trd_struct_check(tl->struct_size, offsetof(trd_tuned_launch_t, launch_fn), "trd_tuned_launch_t");
     const trd_launch_t *l = tl->launch;
     if (!l)
         return trd_error_set(TRD_ERR_INVALID_ARGUMENT, "kernel '%s': trd_tuned_launch_t.launch is NULL",
@@ -529,8 +575,9 @@ static trd_status_t tune_first(trd_tuner_t *t, const trd_tuned_launch_t *tl, trd
     for (char *p = name + arch_at; *p; p++)
         if (!name_char(*p))
             *p = '_'; /* "gfx942:sramecc+" has ':' */
-    if (!t->memory_only && t->rt->cache_root) {
-        snprintf(dir, sizeof dir, "%s/tune", t->rt->cache_root);
+    const char *root = t->cache_dir ? t->cache_dir : t->rt->cache_root;
+    if (!t->memory_only && root) {
+        snprintf(dir, sizeof dir, "%s/tune", root);
         if (snprintf(path, sizeof path, "%s/%s.json", dir, name) >= (int)sizeof path)
             path[0] = '\0';
     }
@@ -542,13 +589,17 @@ static trd_status_t tune_first(trd_tuner_t *t, const trd_tuned_launch_t *tl, trd
     double times[TUNE_MAX_VARIANTS];
     trd_stream_t *wrapped = NULL;
     trd_status_t st = TRD_OK;
+    char only[TUNE_WORD_MAX + 16];
     if (t->n == 1) {
-        from = "the only variant";
+        snprintf(only, sizeof only, "the only %s", t->noun);
+        from = only;
     } else if ((claim = trd_tune_known_claim(mem, t->digest, &choice)) == 1) {
         from = "this process's memory";
-    } else if (path[0] && trd_tune_file_load(kname, dir, path,
-                                             &(struct trd_tune_record){.key_sha256 = key_hex, .arch = dev->arch,
-                                                                       .n = t->n, .digest = t->digest_hex},
+    } else if (path[0] && trd_tune_file_load(dir, path,
+                                             &(struct trd_tune_record){.kernel = kname, .log_name = t->log_name,
+                                                                       .noun = t->noun, .key_sha256 = key_hex,
+                                                                       .arch = dev->arch, .n = t->n,
+                                                                       .digest = t->digest_hex},
                                              &choice)) {
         from = path;
         trd_tune_known_put(mem, t->digest, choice);
@@ -562,9 +613,9 @@ static trd_status_t tune_first(trd_tuner_t *t, const trd_tuned_launch_t *tl, trd
             cap = 0;
         if (cap) {
             if (!atomic_exchange(&t->capture_warned, 1))
-                trd_log(TRD_LOG_WARN, "tune: kernel '%s' on %s: the stream is being captured into a graph before "
-                                      "any launch chose a variant; the graph launches variant 0 unbenchmarked",
-                        kname, dev->uri);
+                trd_log(TRD_LOG_WARN, "%s: kernel '%s' on %s: the stream is being captured into a graph before "
+                                      "any launch chose a %s; the graph launches %s 0 unbenchmarked",
+                        t->log_name, kname, dev->uri, t->noun, t->noun);
             if ((st = launch_variant(t, tl, 0)) == TRD_OK && variant)
                 *variant = 0;
             goto out;
@@ -576,9 +627,9 @@ static trd_status_t tune_first(trd_tuner_t *t, const trd_tuned_launch_t *tl, trd
         pthread_mutex_unlock(bl);
         if (st != TRD_OK && !measured && st != TRD_ERR_INVALID_ARGUMENT) {
             /* the buffers are as they were: the launch can still run, only not benchmarked, and nothing kept */
-            trd_log(TRD_LOG_WARN, "tune: kernel '%s' on %s: cannot copy aside the buffers its variants write (%s); "
-                                  "variant 0 runs, unbenchmarked",
-                    kname, dev->uri, trd_error_message());
+            trd_log(TRD_LOG_WARN, "%s: kernel '%s' on %s: cannot copy aside the buffers its %ss write (%s); "
+                                  "%s 0 runs, unbenchmarked",
+                    t->log_name, kname, dev->uri, t->noun, trd_error_message(), t->noun);
             if ((st = launch_variant(t, tl, 0)) == TRD_OK && variant)
                 *variant = 0;
             goto out;
@@ -591,7 +642,8 @@ static trd_status_t tune_first(trd_tuner_t *t, const trd_tuned_launch_t *tl, trd
             const char *configs[TUNE_MAX_VARIANTS];
             for (uint32_t v = 0; v < t->n; v++)
                 configs[v] = t->variants[v]->config ? t->variants[v]->config : "";
-            struct trd_tune_record rec = {.kernel = kname, .key_sha256 = key_hex, .arch = dev->arch, .device = dev->uri,
+            struct trd_tune_record rec = {.kernel = kname, .log_name = t->log_name, .noun = t->noun,
+                                          .key_sha256 = key_hex, .arch = dev->arch, .device = dev->uri,
                                           .digest = t->digest_hex, .n = t->n, .choice = choice, .times = times,
                                           .configs = configs};
             trd_tune_file_store(dir, path, &rec);
@@ -600,12 +652,13 @@ static trd_status_t tune_first(trd_tuner_t *t, const trd_tuned_launch_t *tl, trd
         for (uint32_t i = 0, n = 0; i < t->n && n + 16 < sizeof list; i++)
             n += (size_t)snprintf(list + n, sizeof list - n, isfinite(times[i]) ? "%s%.4g" : "%sfailed",
                                   i ? ", " : "", times[i]);
-        trd_log(TRD_LOG_INFO, "tune: kernel '%s' on %s: variant %u of %u chosen by benchmark (ms a launch: %s)",
-                kname, dev->uri, choice, t->n, list);
+        trd_log(TRD_LOG_INFO, "%s: kernel '%s' on %s: %s %u of %u chosen by benchmark on the call's buffers (ms a "
+                              "launch: %s)",
+                t->log_name, kname, dev->uri, t->noun, choice, t->n, list);
     }
     if (from)
-        trd_log(TRD_LOG_INFO, "tune: kernel '%s' on %s: variant %u of %u, from %s", kname, dev->uri, choice, t->n,
-                from);
+        trd_log(TRD_LOG_INFO, "%s: kernel '%s' on %s: %s %u of %u, from %s", t->log_name, kname, dev->uri, t->noun,
+                choice, t->n, from);
     choice_publish(t, h, tl->key, tl->key_size, dev->index, choice);
     if ((st = launch_variant(t, tl, choice)) == TRD_OK && variant)
         *variant = choice;
@@ -614,6 +667,21 @@ out:
         trd_tune_known_release(mem);
     trd_stream_destroy(wrapped);
     return st;
+}
+
+TRD_API trd_status_t trd_tuner_choice(const trd_tuner_t *t, const void *key, uint32_t key_size,
+                                      const trd_device_t *dev, uint32_t *variant)
+{
+    if (!t || !key || !dev || !variant)
+        return trd_error_set(TRD_ERR_INVALID_ARGUMENT, "trd_tuner_choice: NULL argument");
+    const struct choice *c = key_size && key_size <= TRD_TUNE_KEY_MAX
+                                 ? choice_find(t, key_hash(key, key_size, dev->index), key, key_size, dev->index)
+                                 : NULL;
+    if (!c)
+        return trd_error_set(TRD_ERR_NOT_FOUND, "kernel '%s': no %s is chosen for this key on %s yet",
+                             t->variants[0]->src.name, t->noun, dev->uri);
+    *variant = c->variant;
+    return TRD_OK;
 }
 
 /* The launch path: no lock and no allocation once the key is known on the device. */

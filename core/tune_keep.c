@@ -30,8 +30,18 @@ struct known {
 };
 
 static pthread_mutex_t known_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_cond_t known_cond = PTHREAD_COND_INITIALIZER;
+static pthread_cond_t known_cond;  /* waits on CLOCK_MONOTONIC: a wall clock set back would stretch a wait */
+static pthread_once_t known_once = PTHREAD_ONCE_INIT;
 static struct known *known_list;
+
+static void known_init(void)
+{
+    pthread_condattr_t a;
+    pthread_condattr_init(&a);
+    pthread_condattr_setclock(&a, CLOCK_MONOTONIC);
+    pthread_cond_init(&known_cond, &a);
+    pthread_condattr_destroy(&a);
+}
 
 /* Threads (devices of one arch, tuners over the same variants) that start the same key at once wait for the
  * first one's benchmark rather than each running their own. A claim is an entry still pending; a waiter gives
@@ -61,8 +71,9 @@ static struct known *known_add(const char *name)
  * it; -1: no claim (another thread's benchmark is taking too long, or no memory): go on alone. */
 int trd_tune_known_claim(const char *name, const uint8_t digest[32], uint32_t *choice)
 {
+    pthread_once(&known_once, known_init);
     struct timespec deadline;
-    clock_gettime(CLOCK_REALTIME, &deadline);
+    clock_gettime(CLOCK_MONOTONIC, &deadline);
     deadline.tv_sec += KNOWN_WAIT_S;
     int r = -1;
     pthread_mutex_lock(&known_lock);
@@ -93,6 +104,7 @@ int trd_tune_known_claim(const char *name, const uint8_t digest[32], uint32_t *c
 /* A claim given up without a choice: the waiters claim it in turn. */
 void trd_tune_known_release(const char *name)
 {
+    pthread_once(&known_once, known_init);
     pthread_mutex_lock(&known_lock);
     struct known *k = known_at(name);
     if (k && k->pending) {
@@ -105,6 +117,7 @@ void trd_tune_known_release(const char *name)
 
 void trd_tune_known_put(const char *name, const uint8_t digest[32], uint32_t choice)
 {
+    pthread_once(&known_once, known_init);
     pthread_mutex_lock(&known_lock);
     struct known *k = known_at(name);
     if (!k)
@@ -121,9 +134,9 @@ void trd_tune_known_put(const char *name, const uint8_t digest[32], uint32_t cho
 
 /* ------------------------------------------------------- choices on disk */
 
-int trd_tune_file_load(const char *kname, const char *dir, const char *path, const struct trd_tune_record *want,
-                       uint32_t *choice)
+int trd_tune_file_load(const char *dir, const char *path, const struct trd_tune_record *want, uint32_t *choice)
 {
+    const char *kname = want->kernel, *ln = want->log_name;
     char *text, msg[1024];
     size_t size;
     trd_status_t st = trd_file_dir_private(dir, msg, sizeof msg);
@@ -132,7 +145,7 @@ int trd_tune_file_load(const char *kname, const char *dir, const char *path, con
     if (st == TRD_ERR_NOT_FOUND)
         return 0;
     if (st != TRD_OK) {
-        trd_log(TRD_LOG_WARN, "tune: kernel '%s': ignoring the kept choice: %s; benchmarking again", kname, msg);
+        trd_log(TRD_LOG_WARN, "%s: kernel '%s': ignoring the kept choice: %s; benchmarking again", ln, kname, msg);
         return 0;
     }
     json_error_t jerr;
@@ -148,17 +161,17 @@ int trd_tune_file_load(const char *kname, const char *dir, const char *path, con
         !json_is_integer(ver) || json_integer_value(ver) != TUNE_FILE_VERSION || !json_is_integer(jn) ||
         !json_is_string(d) || !json_is_integer(ch) || !key || !arch || json_integer_value(ch) < 0 ||
         json_integer_value(ch) >= json_integer_value(jn))
-        trd_log(TRD_LOG_WARN, "tune: kernel '%s': ignoring %s, which is not a choice trident wrote (%s); "
+        trd_log(TRD_LOG_WARN, "%s: kernel '%s': ignoring %s, which is not a choice trident wrote (%s); "
                               "benchmarking again and replacing it",
-                kname, path, root ? "fields missing or out of range" : jerr.text);
+                ln, kname, path, root ? "fields missing or out of range" : jerr.text);
     else if (strcmp(key, want->key_sha256) || strcmp(arch, want->arch ? want->arch : ""))
         /* a file proves what it holds, not only its name (a copied or renamed file is another key's choice) */
-        trd_log(TRD_LOG_WARN, "tune: kernel '%s': ignoring %s, which holds the choice of key %s on arch '%s', not "
+        trd_log(TRD_LOG_WARN, "%s: kernel '%s': ignoring %s, which holds the choice of key %s on arch '%s', not "
                               "its name's; benchmarking again",
-                kname, path, key, arch);
+                ln, kname, path, key, arch);
     else if (json_integer_value(jn) != want->n || strcmp(json_string_value(d), want->digest))
-        trd_log(TRD_LOG_INFO, "tune: kernel '%s': %s was chosen among other variants; benchmarking again", kname,
-                path);
+        trd_log(TRD_LOG_INFO, "%s: kernel '%s': %s was chosen among other %ss; benchmarking again", ln, kname, path,
+                want->noun);
     else {
         *choice = (uint32_t)json_integer_value(ch);
         ok = 1;
@@ -199,8 +212,8 @@ void trd_tune_file_store(const char *dir, const char *path, const struct trd_tun
         (st = trd_file_dir_private(dir, msg, sizeof msg)) == TRD_OK)
         st = trd_file_store(path, text, strlen(text), 0600, msg, sizeof msg);
     if (st != TRD_OK)
-        trd_log(TRD_LOG_WARN, "tune: kernel '%s': cannot keep the choice in %s (%s); it is kept in this process's "
+        trd_log(TRD_LOG_WARN, "%s: kernel '%s': cannot keep the choice in %s (%s); it is kept in this process's "
                               "memory only",
-                r->kernel, path, msg);
+                r->log_name, r->kernel, path, msg);
     free(text);
 }

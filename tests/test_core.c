@@ -825,7 +825,7 @@ START_TEST(half_and_bf16)
 }
 END_TEST
 
-/* The public conversions (TRIDENT_1.7) are the launch's: every fp16 and bf16 value reads back exactly and writes
+/* The public conversions (TRIDENT_1.6) are the launch's: every fp16 and bf16 value reads back exactly and writes
  * back to its own bits, random doubles write as trd_float_to_half / _bf16 round them, fp32 and fp64 as C does. */
 START_TEST(float_encode_decode)
 {

@@ -514,6 +514,110 @@ START_TEST(tuner_cache_files)
 }
 END_TEST
 
+/* A caller that launches each variant itself (TRIDENT_1.6, as libtrident_xla does): the tuner calls its launch_fn
+ * for the benchmark's launches and the chosen one's, keeps the choice under the caller's cache directory for its
+ * identity bytes, names things in the caller's words, and trd_tuner_choice tells what it keeps. */
+struct own_launch {
+    trd_kernel_t *k;
+    const trd_launch_t *l;
+    unsigned calls[3];
+};
+
+static trd_status_t own_launch(void *user, uint32_t v)
+{
+    struct own_launch *o = user;
+    trd_variant_info_t vi = {.struct_size = sizeof vi};
+    trd_status_t st = trd_kernel_variant(o->k, v, &vi);
+    o->calls[v < 3 ? v : 0]++;
+    return st == TRD_OK ? trd_kernel_launch(vi.kernel, o->l) : st;
+}
+
+static uint32_t own_tuned_launch(trd_runtime_t *rt, trd_kernel_t *k, const char *dir, const char *identity,
+                                 struct own_launch *o)
+{
+    static const uint32_t written[] = {0};
+    trd_tuner_desc_t d = {.struct_size = sizeof d, .kernel = k, .num_written = 1, .written = written,
+                          .cache_dir = dir, .identity = identity, .identity_size = (uint32_t)strlen(identity),
+                          .log_name = "autotune", .variant_noun = "candidate"};
+    trd_tuner_t *t;
+    TU_OK(trd_tuner_create(&d, &t));
+    struct run r;
+    run_setup(&r, rt, 16, "own launch");
+    *o = (struct own_launch){.k = k, .l = &r.l};
+    r.tl.launch_fn = own_launch;
+    r.tl.user = o;
+    uint32_t chosen = 9, kept_v = 9;
+    TU_FAILS(trd_tuner_choice(t, r.tl.key, r.tl.key_size, r.host, &kept_v), TRD_ERR_NOT_FOUND, "no candidate is");
+    TU_OK(trd_tuner_launch(t, &r.tl, &chosen));
+    run_check(&r);
+    TU_OK(trd_tuner_choice(t, r.tl.key, r.tl.key_size, r.host, &kept_v));
+    ck_assert_uint_eq(kept_v, chosen);
+    run_free(&r);
+    trd_tuner_destroy(t);
+    return chosen;
+}
+
+START_TEST(tuner_caller_launch)
+{
+    trd_runtime_t *rt = tu_runtime(NULL, NULL);
+    static const char *const which[] = {"slow", "broken", "fast"};
+    trd_kernel_t *k = variants_kernel(rt, which, 3);
+    const char *dir = tu_scratch_dir("tune-own");
+    struct own_launch o;
+    log_start();
+    ck_assert_uint_eq(own_tuned_launch(rt, k, dir, "grids A", &o), 2);
+    /* every variant that loads through the caller's launch (the broken one cannot load), the benchmark's and
+     * the chosen one */
+    ck_assert_msg(o.calls[0] > 0 && o.calls[1] == 0 && o.calls[2] > 1, "%u %u %u", o.calls[0], o.calls[1],
+                  o.calls[2]);
+    ck_assert_msg(log_count("autotune: kernel 'tune_kernel' on host:0: candidate 2 of 3 chosen by benchmark on the "
+                            "call's buffers") == 1 &&
+                      log_count("candidate 1 cannot run") == 1,
+                  "%s", logged);
+    char name[512];
+    tune_file(dir, name, sizeof name);
+    char *text = file_text(tu_path("%s/tune/%s", dir, name));
+    ck_assert_msg(strstr(text, "\"choice\": 2") != NULL, "%s", text);
+    free(text);
+    /* another tuner, the same identity: the choice from memory, no benchmark, only the chosen launch */
+    logged[0] = '\0';
+    ck_assert_uint_eq(own_tuned_launch(rt, k, dir, "grids A", &o), 2);
+    ck_assert_msg(o.calls[0] == 0 && o.calls[1] == 0 && o.calls[2] == 1, "%u %u %u", o.calls[0], o.calls[1],
+                  o.calls[2]);
+    ck_assert_msg(log_count("candidate 2 of 3, from this process's memory") == 1, "%s", logged);
+    /* another identity: not that choice (chosen again, the file replaced) */
+    logged[0] = '\0';
+    ck_assert_uint_eq(own_tuned_launch(rt, k, dir, "grids B", &o), 2);
+    ck_assert_msg(o.calls[0] > 0 && log_count("chosen by benchmark") == 1, "%s", logged);
+    log_stop();
+    /* a caller of TRIDENT_1.5 (its structs without the fields TRIDENT_1.6 added) is served as before */
+    {
+        static const uint32_t written[] = {0};
+        trd_tuner_desc_t d15 = {.struct_size = offsetof(trd_tuner_desc_t, cache_dir), .flags = TRD_TUNER_MEMORY_ONLY,
+                                .kernel = k, .num_written = 1, .written = written};
+        trd_tuner_t *t15;
+        TU_OK(trd_tuner_create(&d15, &t15));
+        struct run r;
+        run_setup(&r, rt, 17, "TRIDENT_1.5");
+        r.tl.struct_size = offsetof(trd_tuned_launch_t, launch_fn);
+        uint32_t chosen = 9;
+        TU_OK(trd_tuner_launch(t15, &r.tl, &chosen));
+        ck_assert_uint_eq(chosen, 2);
+        run_check(&r);
+        r.tl.struct_size = offsetof(trd_tuned_launch_t, launch_fn) - 1;
+        TU_FAILS(trd_tuner_launch(t15, &r.tl, &chosen), TRD_ERR_VERSION, "trd_tuned_launch_t.struct_size");
+        run_free(&r);
+        trd_tuner_destroy(t15);
+    }
+    /* words a log line cannot hold */
+    trd_tuner_desc_t d = {.struct_size = sizeof d, .kernel = k, .log_name = "Bad Name"};
+    trd_tuner_t *t;
+    TU_FAILS(trd_tuner_create(&d, &t), TRD_ERR_INVALID_ARGUMENT, "log_name 'Bad Name' is not 1 to 32");
+    trd_kernel_destroy(k);
+    trd_runtime_destroy(rt);
+}
+END_TEST
+
 /* Variants with launch dimensions rules: a tuned launch without grids launches each with its rule's grid (the
  * launch's own grid, 1, would cover one block only), and trd_kernel_variant_grid evaluates them. */
 START_TEST(tuner_grid_rules)
@@ -650,6 +754,7 @@ static Suite *suite(void)
     tcase_add_test(tc, tuner_cache_files);
     tcase_add_test(tc, tuner_two_threads);
     tcase_add_test(tc, tuner_grid_rules);
+    tcase_add_test(tc, tuner_caller_launch);
     tcase_add_test(tc, example_tune_matmul);
     suite_add_tcase(s, tc);
     return s;

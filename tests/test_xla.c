@@ -8,8 +8,9 @@
  * Autotuned calls (attribute version 2): the fastest candidate is chosen at
  * the first execution on the call's own buffers (one candidate is made slow
  * by a grid of millions of empty programs), aliased operands come out as one
- * launch leaves them, zeroed results are zeroed, the choice is kept in memory
- * and in <cache_dir>/autotune/<key>-<arch>.json, a corrupt file is replaced,
+ * launch leaves them, zeroed results are zeroed, the choice is kept by
+ * libtrident's tuner (trd_tuner_*) in memory and in
+ * <cache_dir>/tune/<kernel>-<sha256(key)>-<arch>.json, a corrupt file is replaced,
  * a planted one (another key's or arch's, another user's, open to others) ignored,
  * an unwritable directory leaves the choice in memory, a candidate that
  * cannot run loses, and a captured stream gets candidate 0 unchosen. */
@@ -20,6 +21,7 @@
 #include <jansson.h>
 #include <trident/xla.h>
 
+#include "base/sha256.h"
 #include "xla/ffi.h"
 #include "tests/drivers/driver_double.h"
 #include "tests/testutil.h"
@@ -466,9 +468,19 @@ static const char *host_arch(void)
     return p.arch;
 }
 
+/* Where libtrident's tuner keeps the add kernel's choice for key on arch (core/tune.c). */
+static const char *choice_file_on(const char *dir, const char *key, const char *arch)
+{
+    uint8_t d[32];
+    char hex[65];
+    trd_sha256(key, strlen(key), d);
+    trd_hex(d, 32, hex);
+    return tu_path("%s/tune/add_kernel-%s-%s.json", dir, hex, arch);
+}
+
 static const char *choice_file(const char *dir, const char *key)
 {
-    return tu_path("%s/autotune/%s-%s.json", dir, key, host_arch());
+    return choice_file_on(dir, key, host_arch());
 }
 
 static json_t *read_json(const char *path)
@@ -574,22 +586,41 @@ START_TEST(scratch_bytes_that_wrap_refused)
 END_TEST
 
 /* The slow candidate first: the fast one wins on the call's buffers, the choice is kept on disk and in
- * memory; another executable of the same call takes it from memory, without benchmarking. */
+ * memory; another executable of the same call takes it from memory, without benchmarking. The choice is
+ * libtrident's tuner's (trd_tuner_*): its file in <cache_dir>/tune/, in the core's format, naming the key by its
+ * sha256; a choice file of the handler's earlier format (<cache_dir>/autotune/<key>-<arch>.json) is never read:
+ * here one names the slow candidate, and the benchmark chooses the fast one. */
 START_TEST(fastest_candidate_chosen_and_kept)
 {
     const char *dir = tu_path("%s/fastest", tmp_root);
+    ck_assert_int_eq(mkdir(dir, 0700), 0);
+    ck_assert_int_eq(mkdir(tu_path("%s/autotune", dir), 0700), 0);
+    const char *old = tu_path("%s/autotune/fastest-%s.json", dir, host_arch());
+    FILE *fp = fopen(old, "w");
+    ck_assert_ptr_nonnull(fp);
+    fprintf(fp, "{\"kernel\": \"add_kernel\", \"key\": \"fastest\", \"arch\": \"%s\", \"candidates\": 2, "
+                "\"choice\": 0}", host_arch());
+    fclose(fp);
+    ck_assert_int_eq(chmod(old, 0600), 0);
     static struct call_spec s; /* large: bundles of several targets */
     struct fx_exec x;
     struct add_bufs b;
     struct fx_attrs a;
     slow_fast_first(&s, "fastest", dir, &x, &b, &a);
-    LOG_HAS("candidate 1 of 2 chosen by benchmark");
+    LOG_HAS("autotune: kernel 'add_kernel' on host:0: candidate 1 of 2 chosen by benchmark on the call's buffers");
     ck_assert_uint_eq(log_count("warn:"), 0);
     /* the file, in a private directory */
     const char *path = choice_file(dir, "fastest");
     json_t *j = read_json(path);
+    uint8_t d[32];
+    char hex[65];
+    trd_sha256("fastest", 7, d);
+    trd_hex(d, 32, hex);
+    ck_assert_str_eq(json_string_value(json_object_get(j, "key_sha256")), hex);
+    ck_assert(json_is_array(json_object_get(j, "configs")) && json_array_size(json_object_get(j, "configs")) == 2);
     ck_assert_int_eq(json_integer_value(json_object_get(j, "choice")), 1);
-    ck_assert_int_eq(json_integer_value(json_object_get(j, "candidates")), 2);
+    ck_assert_int_eq(json_integer_value(json_object_get(j, "variants")), 2);
+    ck_assert_str_eq(json_string_value(json_object_get(j, "format")), "trident-tune"); /* the core tuner's file */
     ck_assert_str_eq(json_string_value(json_object_get(j, "kernel")), "add_kernel");
     ck_assert_str_eq(json_string_value(json_object_get(j, "device")), "host:0");
     json_t *times = json_object_get(j, "times_ms");
@@ -597,7 +628,7 @@ START_TEST(fastest_candidate_chosen_and_kept)
     ck_assert(json_real_value(json_array_get(times, 0)) > json_real_value(json_array_get(times, 1)));
     json_decref(j);
     struct stat st;
-    ck_assert_int_eq(stat(tu_path("%s/autotune", dir), &st), 0);
+    ck_assert_int_eq(stat(tu_path("%s/tune", dir), &st), 0);
     ck_assert_uint_eq(st.st_mode & 0777, 0700);
     /* later executions: the fast path, no new benchmark */
     memset(b.out, 0, (size_t)b.n * 4);
@@ -614,8 +645,8 @@ START_TEST(fastest_candidate_chosen_and_kept)
     char *text;
     size_t size;
     ck_assert_int_eq(mkdir(dir2, 0700), 0);
-    ck_assert_int_eq(mkdir(tu_path("%s/autotune", dir2), 0700), 0);
-    FILE *fp = fopen(path, "rb");
+    ck_assert_int_eq(mkdir(tu_path("%s/tune", dir2), 0700), 0);
+    fp = fopen(path, "rb");
     ck_assert_ptr_nonnull(fp);
     text = calloc(1, 1 << 16);
     size = fread(text, 1, (1 << 16) - 1, fp);
@@ -724,7 +755,7 @@ START_TEST(corrupt_choice_file_replaced)
 {
     const char *dir = tu_path("%s/corrupt", tmp_root);
     ck_assert_int_eq(mkdir(dir, 0700), 0);
-    ck_assert_int_eq(mkdir(tu_path("%s/autotune", dir), 0700), 0);
+    ck_assert_int_eq(mkdir(tu_path("%s/tune", dir), 0700), 0);
     const char *path = choice_file(dir, "corrupt");
     FILE *fp = fopen(path, "w");
     ck_assert_ptr_nonnull(fp);
@@ -763,22 +794,22 @@ START_TEST(planted_choice_files_ignored)
         {"trusted", NULL},
         {"owner", "belongs to another user (uid 4242)"},
         {"mode", "is writable by group or others (mode 0666)"},
-        {"dir", "autotune' is writable by group or others (mode 0777); its entries are ignored"},
+        {"dir", "tune' is writable by group or others (mode 0777); its entries are ignored"},
         {"link", "is a symbolic link"},
-        {"key", "which holds the choice of key 'other' on arch"},
-        {"arch", "which holds the choice of key 'planted' on arch 'sm90', not its name's"},
+        {"key", "which holds the choice of key 0123 on arch"},
+        {"arch", "on arch 'sm90', not its name's"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
         char dir[512], sub[600], path[1024], real[1024];
         snprintf(dir, sizeof dir, "%s/planted-%s", tmp_root, cases[i].name);
-        snprintf(sub, sizeof sub, "%s/autotune", dir);
+        snprintf(sub, sizeof sub, "%s/tune", dir);
         snprintf(path, sizeof path, "%s", choice_file(dir, "planted"));
         snprintf(real, sizeof real, "%s/elsewhere.json", dir);
         ck_assert_int_eq(mkdir(dir, 0700), 0);
         ck_assert_int_eq(mkdir(sub, 0700), 0);
         json_t *j = json_deep_copy(good);
         if (!strcmp(cases[i].name, "key"))
-            json_object_set_new(j, "key", json_string("other"));
+            json_object_set_new(j, "key_sha256", json_string("0123"));
         if (!strcmp(cases[i].name, "arch"))
             json_object_set_new(j, "arch", json_string("sm90"));
         int link = !strcmp(cases[i].name, "link");
@@ -990,12 +1021,12 @@ START_TEST(captured_stream_gets_candidate_zero)
     }
     ck_assert_uint_eq(log_count("is being captured into a graph"), 1);
     ck_assert_uint_eq(log_count("chosen by benchmark"), 0);
-    ck_assert_int_ne(access(tu_path("%s/autotune", dir), F_OK), 0);
+    ck_assert_int_ne(access(tu_path("%s/tune", dir), F_OK), 0);
     *capturing = 0;
     FX_OK(fx_execute(&x, &a));
     LOG_HAS("autotune: kernel 'add_kernel' on cuda:0: candidate ");
     LOG_HAS("chosen by benchmark");
-    ck_assert_int_eq(access(tu_path("%s/autotune/captured-sm90.json", dir), F_OK), 0);
+    ck_assert_int_eq(access(choice_file_on(dir, "captured", "sm90"), F_OK), 0);
     /* chosen: a capture now records the choice */
     *capturing = 1;
     launches = rec->launches;

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* ffi.h: what the XLA handler's files share. libtrident_xla is built over libtrident's public API only
- * (trident.h, and driver.h's error and log services), plus base/'s stateless sha256 and file I/O. */
+ * (trident.h, and driver.h's error and log services), plus base/'s stateless sha256. */
 #ifndef TRD_XLA_FFI_H
 #define TRD_XLA_FFI_H
 
@@ -116,7 +116,14 @@ struct xla_param {
     trd_param_info_t info; /* from the signature: its strings live as long as the kernel */
 };
 
-struct xla_cached_kernel;
+/* Calls of one kernel share one trd_kernel_t (and its loaded modules): the
+ * cache is keyed by the bytes of the call (bundle, options, platform). */
+struct xla_cached_kernel {
+    uint8_t key[32];
+    trd_kernel_t *kernel;
+    unsigned refs;
+    struct xla_cached_kernel *next;
+};
 
 /* One kernel the call may launch: its only one, or an autotune candidate. */
 struct xla_cand {
@@ -152,7 +159,6 @@ struct xla_slot {
     struct xla_stream_wrap streams[XLA_STREAM_CACHE];
     pthread_mutex_t tune_lock;    /* an autotuned call's choice on this device, and prepared[] */
     trd_prepared_t **prepared;    /* per candidate, made on first need */
-    atomic_int capture_warned;
 };
 
 struct xla_tune;
@@ -218,6 +224,16 @@ int xla_device_ordinal(XLA_FFI_CallFrame *f, int32_t *ordinal);
 extern XLA_FFI_TypeId xla_state_id[PLATFORM_COUNT];
 extern _Atomic(const XLA_FFI_Api *) xla_platform_api[PLATFORM_COUNT];
 
+/* The platform's name in messages ("cuda", "rocm", "cpu") and its trident backend ("cuda", "hip", "host"). */
+const char *xla_platform_name(int platform);
+const char *xla_backend_of(int platform);
+
+/* cache.c: the kernel of a bundle with options (a JSON attribute) on a platform, shared by every call of the same
+ * bytes (a reference the call's state releases: xla_call_delete); the state type's deleter. */
+trd_status_t xla_kernel_get(trd_runtime_t *rt, const char *bundle, size_t len, const char *opts, size_t olen,
+                            int platform, struct xla_cached_kernel **out);
+void xla_call_delete(void *call);
+
 /* libtrident's stream over XLA's stream, made once per stream; NULL for NULL. */
 trd_stream_t *xla_slot_stream(struct xla_slot *s, void *native);
 
@@ -225,10 +241,12 @@ trd_stream_t *xla_slot_stream(struct xla_slot *s, void *native);
 XLA_FFI_Error *xla_tune_create(const XLA_FFI_Api *api, struct xla_attrs *a, struct xla_call *c,
                                const char *bundles, size_t len, const int64_t *tma, size_t ntma);
 void xla_tune_free(struct xla_tune *t);
-/* The first EXECUTE on a device: makes s->run the chosen candidate (kept on disk, in memory, or benchmarked
- * on the call's buffers). While XLA's stream is being captured and no choice exists, launches candidate 0
- * instead and sets *launched. */
+/* The first EXECUTE on a device: launches the candidate libtrident's tuner chooses (kept in memory, on disk, or
+ * benchmarked on the call's buffers) and sets *launched; where the tuner keeps that choice, makes it s->run and
+ * sets *kept (while XLA's stream is being captured, or the aliased operands could not be copied aside, the tuner
+ * launched candidate 0 and keeps nothing: the next execution asks again). Neither set: another thread made
+ * s->run meanwhile. */
 XLA_FFI_Error *xla_tune_choose(XLA_FFI_CallFrame *f, struct xla_call *c, struct xla_slot *s, void *stream,
-                               int *launched);
+                               int *launched, int *kept);
 
 #endif

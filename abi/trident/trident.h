@@ -1117,12 +1117,26 @@ typedef struct trd_tuner_desc {
     uint32_t flags;                   /**< enum trd_tuner_flags */
     trd_kernel_t *kernel;             /**< its variants are the candidates (when variants is NULL) */
     trd_kernel_t *const *variants;    /**< or: num_variants kernels of one runtime and one signature */
-    uint32_t num_variants;            /**< entries of variants (1 .. 64) */
+    uint32_t num_variants;            /**< entries of variants (1 .. 256) */
     uint32_t num_written;             /**< entries of written */
     const uint32_t *written;          /**< the launch parameters (indices among a launch's arguments) the kernel
                                          writes: pointers, saved before the benchmark and restored after each
                                          variant, so that they come out as one launch leaves them */
+    /* TRIDENT_1.6 (struct_size covers them; zero or NULL: as before) */
+    const char *cache_dir;            /**< NULL: the runtime's cache directory (trd_runtime_cache_dir); else the
+                                         directory whose tune/ keeps the choices ("" keeps none on disk) */
+    const void *identity;             /**< NULL, or identity_size bytes of what else a choice holds for (a caller's
+                                         grids, hooks): a kept choice is used only for the same bytes */
+    uint32_t identity_size;           /**< bytes at identity */
+    uint32_t reserved;                /**< 0 */
+    const char *log_name;             /**< NULL: "tune"; the word that starts the tuner's log lines and errors */
+    const char *variant_noun;         /**< NULL: "variant"; what its log lines and errors call a variant */
 } trd_tuner_desc_t;
+
+/** A caller's own launch of one variant (trd_tuned_launch_t.launch_fn): launches variant `variant` with this
+ * launch's arguments on its stream (or device), as the caller launches the kernel outside the tuner (its own
+ * launch parameters, tensor maps, zeroing); TRD_OK, or an error with trd_error_message set. */
+typedef trd_status_t (*trd_tuned_launch_fn)(void *user, uint32_t variant);
 
 /** One launch through a tuner; read during the call only. */
 typedef struct trd_tuned_launch {
@@ -1136,6 +1150,12 @@ typedef struct trd_tuned_launch {
                                          one without with launch->grid */
     const uint64_t *written_bytes;    /**< NULL, or one a written parameter: its bytes, needed where its argument is
                                          a TRD_ARG_PTR (a TRD_ARG_BUFFER's are the buffer's) */
+    /* TRIDENT_1.6 (struct_size covers them; NULL: as before) */
+    trd_tuned_launch_fn launch_fn;    /**< NULL: the tuner launches a variant with trd_kernel_launch(launch, its
+                                         grid); else the tuner calls it for every launch of a variant, the
+                                         benchmark's and the chosen one's (launch->args then only need to hold
+                                         the written parameters, grid and grids are not read) */
+    void *user;                       /**< launch_fn's first argument */
 } trd_tuned_launch_t;
 
 /** Makes a tuner over a kernel's variants (or a list of kernels). The tuner borrows the kernels: destroy it
@@ -1155,6 +1175,12 @@ TRD_API void trd_tuner_destroy(trd_tuner_t *tuner);
  * nothing. *variant (may be NULL) is the variant launched. Errors: TRD_ERR_INVALID_ARGUMENT for a key empty or
  * longer than TRD_TUNE_KEY_MAX, the launch's errors, or the first failure when no variant can run. */
 TRD_API trd_status_t trd_tuner_launch(trd_tuner_t *tuner, const trd_tuned_launch_t *launch, uint32_t *variant);
+/** The variant a tuner has chosen for (key, device's arch) and keeps (trd_tuner_launch launches it for the key
+ * on this device with no lock), into *variant. TRD_ERR_NOT_FOUND while there is none: no launch of the key on the
+ * device chose one yet (or the one that ran could not: a stream being captured, buffers that could not be saved).
+ * Takes no lock and allocates nothing. TRIDENT_1.6. */
+TRD_API trd_status_t trd_tuner_choice(const trd_tuner_t *tuner, const void *key, uint32_t key_size,
+                                      const trd_device_t *device, uint32_t *variant);
 /** Benchmarks every variant on the launch's stream and buffers, as trd_tuner_launch's first launch does, and
  * keeps nothing: times_ms[i] (num_times entries, at least the variant count) is variant i's milliseconds a
  * launch (INFINITY where it cannot run), *best (may be NULL) the fastest. The written buffers are restored: the
@@ -1180,9 +1206,9 @@ TRD_API trd_status_t trd_tensor_map_check(const trd_tensor_map_desc_t *desc);
 
 /** @} */
 
-/* ------------------------------------------------ float scalars (TRIDENT_1.7) */
+/* ------------------------------------------------ float scalars (TRIDENT_1.6) */
 
-/** @name Float scalars as a launch packs them (TRIDENT_1.7)
+/** @name Float scalars as a launch packs them (TRIDENT_1.6)
  * For a caller that writes and reads the elements of fp16/bf16/fp32/fp64 arrays (the CLI does) and wants
  * libtrident's rounding: the one a launch packs a float argument with.
  * @{ */

@@ -3,6 +3,7 @@
 edited anywhere (not only in the images), entries swapped or planted (another kernel's under a name, another
 user's, open to others, links), FIFOs and links to /dev/zero where an entry should be, directories of another user
 or open to others, a failed final rename. And a bad TRIDENT_LOG in a fresh process."""
+import hashlib
 import json
 import os
 import subprocess
@@ -105,10 +106,10 @@ def test_special_files_as_entries_never_block(record, fresh_cache, monkeypatch, 
 
 @pytest.mark.parametrize("kind", ["fifo", "devzero"])
 def test_special_files_as_autotune_choices(fresh_cache, kind):
-    p = jt_cache.choice_path("k" * 16, "sm90")
+    p = jt_cache.choice_path("kern", "k" * 16, "sm90")
     p.parent.mkdir(parents=True)
     os.mkfifo(p) if kind == "fifo" else p.symlink_to("/dev/zero")
-    assert jt_cache.load_choice("k" * 16, "sm90") is None
+    assert jt_cache.load_choice("kern", "k" * 16, "sm90") is None
 
 
 def test_read_regular_refuses_before_reading(tmp_path):
@@ -251,19 +252,21 @@ def test_a_planted_entry_is_ignored(record, fresh_cache, monkeypatch, plant):
 
 
 def test_an_autotune_choice_names_its_key_and_arch(fresh_cache):
-    p = jt_cache.choice_path("k" * 16, "sm90")
+    p = jt_cache.choice_path("kern", "k" * 16, "sm90")
+    assert p.parent.name == "tune" and p.name.startswith("kern-") and p.name.endswith("-sm90.json")
     p.parent.mkdir(parents=True, mode=0o700)
-    rec = {"key": "k" * 16, "arch": "sm90", "candidates": 2, "choice": 1}
+    rec = {"format": "trident-tune", "key_sha256": hashlib.sha256(b"k" * 16).hexdigest(), "arch": "sm90",
+           "variants": 2, "choice": 1}
     p.write_text(json.dumps(rec))
     os.chmod(p, 0o600)
-    assert jt_cache.load_choice("k" * 16, "sm90") == rec
+    assert jt_cache.load_choice("kern", "k" * 16, "sm90") == rec
     p.write_text(json.dumps(dict(rec, arch="sm80")))       # another arch's file under this name
-    with pytest.warns(RuntimeWarning, match="made for key 'kkkkkkkkkkkkkkkk', arch 'sm80'"):
-        assert jt_cache.load_choice("k" * 16, "sm90") is None
+    with pytest.warns(RuntimeWarning, match=f"made for key sha256 '{rec['key_sha256']}', arch 'sm80'"):
+        assert jt_cache.load_choice("kern", "k" * 16, "sm90") is None
     p.write_text(json.dumps(rec))
     os.chown(p, OTHER_UID, -1)
     with pytest.warns(RuntimeWarning, match="belongs to another user"):
-        assert jt_cache.load_choice("k" * 16, "sm90") is None
+        assert jt_cache.load_choice("kern", "k" * 16, "sm90") is None
 
 
 @pytest.mark.parametrize("value", ["garbage", "", "%s%n"])

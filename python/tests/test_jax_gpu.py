@@ -430,11 +430,11 @@ for _ in range(3):   # with command buffers: the first run chooses, the second c
     np.testing.assert_allclose(np.asarray(got_x), np.asarray(want_x), rtol=1e-6, atol=1e-6)
     for g, w in zip(got, want):
         np.testing.assert_allclose(np.asarray(g), np.asarray(w), rtol=1e-6, atol=1e-6)
-files = sorted(os.listdir(os.path.join(os.environ["TRIDENT_CACHE_DIR"], "autotune")))
+files = sorted(os.listdir(os.path.join(os.environ["TRIDENT_CACHE_DIR"], "tune")))   # libtrident's tuner's files
 assert len(files) == 2, files
 for name in files:
-    entry = json.load(open(os.path.join(os.environ["TRIDENT_CACHE_DIR"], "autotune", name)))
-    assert entry["candidates"] == 4 and entry["device"].startswith("cuda:"), entry
+    entry = json.load(open(os.path.join(os.environ["TRIDENT_CACHE_DIR"], "tune", name)))
+    assert entry["variants"] == 4 and entry["device"].startswith("cuda:"), entry
     assert all(t is not None and t > 0 for t in entry["times_ms"]), entry
 print("ok")
 """

@@ -296,13 +296,15 @@ def test_autotune_chooses_at_first_execution_and_keeps_the_choice(tmp_path):
     # each call benchmarked once, in the first executable; the second took the choice from memory
     assert log.count("chosen by benchmark on the call's buffers") == 2, log
     assert log.count("from this process's memory") == 2, log
-    files = sorted((cache / "autotune").iterdir())
+    # kept by libtrident's tuner (trd_tuner_*), in its files
+    files = sorted((cache / "tune").iterdir())
     assert len(files) == 2 and all(f.name.endswith(f"-{trident_arch()}.json") for f in files)
-    assert oct((cache / "autotune").stat().st_mode & 0o777) == "0o700"
+    assert oct((cache / "tune").stat().st_mode & 0o777) == "0o700"
+    assert not (cache / "autotune").exists()
     entries = {json.loads(f.read_text())["kernel"]: json.loads(f.read_text()) for f in files}
     assert sorted(entries) == ["accumulate_kernel", "scale_inplace_kernel"]
     for e in entries.values():
-        assert e["candidates"] == 2 and e["device"] == "host:0"
+        assert e["format"] == "trident-tune" and e["variants"] == 2 and e["device"] == "host:0"
         assert e["choice"] == 1, e                       # the fast config, although listed second
         assert e["times_ms"][0] > e["times_ms"][1], e
     stamps = [f.stat().st_mtime_ns for f in files]
@@ -325,7 +327,7 @@ def test_autotune_prunes_configs_contradicting_keywords(fresh_cache):
     # BLOCK=1024 leaves one config: no benchmark
     out = jt.triton_call(x, y, kernel=kernel, out_shape=x, grid=(3,), n_elements=x.size, BLOCK=1024)
     np.testing.assert_array_equal(out, x + y)
-    assert not (fresh_cache / "autotune").exists()
+    assert not (fresh_cache / "tune").exists()
 
 
 def test_autotune_with_aliasing_runs_the_kernel_once(fresh_cache):
@@ -406,7 +408,7 @@ def test_autotune_pruning_runs_at_trace_time(fresh_cache):
                                               grid=lambda m: (jt.cdiv(3000, m["BLOCK"]),), n_elements=3000))(x, y)
     np.testing.assert_array_equal(out, x + y)
     assert seen == [(3, (3000,))]
-    assert not (fresh_cache / "autotune").exists()   # one config left: no benchmark
+    assert not (fresh_cache / "tune").exists()   # one config left: no benchmark
 
 
 def test_heuristics_and_autotune_layers(fresh_cache):

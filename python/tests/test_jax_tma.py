@@ -403,21 +403,21 @@ def test_autotuned_tma_kernels(platform, fresh_cache, tmp_path, monkeypatch):
     f = jax.jit(body)
     for _ in range(3):   # the first execution chooses; with command buffers the second captures, the third replays
         check(*f(a, b, x))
-    kept = fresh_cache / "autotune"
+    kept = fresh_cache / "tune"   # libtrident's tuner's files
     entries = {name: json.loads((kept / name).read_text()) for name in sorted(os.listdir(kept))}
     assert len(entries) == 2, entries
     for e in entries.values():   # every candidate ran in the benchmark
-        assert e["candidates"] == 3 and all(t is not None and t > 0 for t in e["times_ms"]), e
+        assert e["variants"] == 3 and all(t is not None and t > 0 for t in e["times_ms"]), e
     for i in range(3):
         forced = tmp_path / f"forced{i}"
-        (forced / "autotune").mkdir(parents=True)
+        (forced / "tune").mkdir(parents=True)
         texts = {name: json.dumps({**e, "choice": i}) for name, e in entries.items()}
         for name, text in texts.items():
-            (forced / "autotune" / name).write_text(text)
+            (forced / "tune" / name).write_text(text)
         monkeypatch.setattr(jt_cache, "cache_dir", lambda forced=forced: forced)
         check(*jax.jit(lambda a, b, x: body(a, b, x))(a, b, x))   # a new executable, reading the forced choices
         for name, text in texts.items():   # used as they are, not benchmarked again
-            assert (forced / "autotune" / name).read_text() == text, name
+            assert (forced / "tune" / name).read_text() == text, name
 
 
 def test_under_jit_new_buffers_each_time(platform):

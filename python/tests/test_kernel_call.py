@@ -156,10 +156,10 @@ def test_autotuned_kernel_call(fresh_cache):
                                       input_output_aliases={0: 0}, autotune_key="scale-twice"))
         out = jax.jit(f)(x) if jit else f(x)
         np.testing.assert_array_equal(np.asarray(out), np.asarray(x) * np.float32(2.5))   # once, not once a run
-    assert len(list((fresh_cache / "autotune").iterdir())) == 1
+    assert len(list((fresh_cache / "tune").iterdir())) == 1
     dev = next(d for d in trident.devices() if d["kind"] == ("gpu" if jax.default_backend() != "cpu" else "cpu"))
-    entry = tj.cache.load_choice("scale-twice", dev["arch"])   # as the handler wrote it
-    assert entry["candidates"] == 2 and entry["choice"] == 1 and entry["times_ms"][0] > entry["times_ms"][1]
+    entry = tj.cache.load_choice("scale_inplace_kernel", "scale-twice", dev["arch"])   # as the tuner wrote it
+    assert entry["variants"] == 2 and entry["choice"] == 1 and entry["times_ms"][0] > entry["times_ms"][1]
     assert entry["device"] == dev["uri"]
     # per-kernel zeroed outputs, the default key (a digest of the call)
     acc = kernel("accumulate_kernel")
@@ -169,7 +169,7 @@ def test_autotuned_kernel_call(fresh_cache):
         total, count = jax.jit(lambda x: tj.kernel_call([acc, acc], x, n, grid=[((n + 127) // 128,)] * 2,
                                                         out_shape=shapes, zeroed_outputs=[[0, 1], [0, 1]]))(xi)
         assert int(total[0]) == int(np.asarray(xi, np.int64).sum()) and int(count[0]) == n
-    assert len(list((fresh_cache / "autotune").glob("accumulate_kernel-*.json"))) == 1
+    assert len(list((fresh_cache / "tune").glob("accumulate_kernel-*.json"))) == 1
     with pytest.raises(tj.KernelCallError, match="candidate 1 .*does not take the parameters of candidate 0"):
         tj.kernel_call([k, kernel("add_kernel")], x, n, 2.5, grid=(1,), out_shape=sds(x), input_output_aliases={0: 0})
     with pytest.raises(tj.KernelCallError, match="2 kernels and 3 grids"):

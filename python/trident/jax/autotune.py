@@ -15,7 +15,7 @@ fastest from then on. The aliased inputs are saved before the benchmark and
 restored after each candidate, so they come out as one launch leaves them.
 The choice is kept by the C side, per call (the autotuner's key values, the
 shapes and dtypes: `choice_key`) and device arch, in the process's memory and
-in the trident cache directory (cache.py: autotune/<key>-<arch>.json), so
+in the trident cache directory (libtrident's tuner: cache.py, tune/), so
 another executable or process reuses it without benchmarking.
 
 Hooks cannot run inside XLA's execution; they run at trace time on recording

@@ -7,23 +7,25 @@ options, target and the Triton and trident versions) and autotuning choices.
     when the process's runtime is made; else $XDG_CACHE_HOME/trident, else
     ~/.cache/trident: trident.cache_dir())
         triton/<key>.trdb
-        autotune/<key>-<arch>.json
+        tune/<kernel>-<sha256 of the autotune key>-<arch>.json
 
 A cache never trusts a file's name alone: it checks what the file holds.
 A kernel entry holds its key and its kernel's identity (name, source key,
 options, target, Triton's hash of the compilation) beside the bundle, under a
 sha256 of both; a read that finds another kernel, another key, or damage
 anywhere is a miss (compiled again; a warning, once, for a wrong identity).
-A choice file names its key and arch, and the handler checks them too.
+A choice file names its key (by its sha256) and arch, and the tuner checks them too.
 Only what this user owns and nobody else may write is read: a directory of
 another user or open to group/others, an entry of another user, writable by
 group/others, or a symbolic link is ignored with a warning, once. Entries are
 written to a temporary file then renamed (mode 0600), in directories made
 0700, so that concurrent processes never read a partial entry. Autotuning
-choices belong to libtrident's XLA handler, which benchmarks at the first
-execution and writes them the same way; an autotuned call passes it this
-directory (cache_dir). TRIDENT_JAX_CACHE=0 turns both off (the handler then
-keeps choices in the process's memory).
+choices belong to libtrident's tuner (trd_tuner_*), through which the XLA
+handler benchmarks at the first execution and which writes them the same way
+(the files of every tuner's choices); an autotuned call passes it this
+directory (cache_dir). TRIDENT_JAX_CACHE=0 turns both off (the tuner then
+keeps choices in the process's memory). Choice files of trident's earlier
+format (autotune/<key>-<arch>.json) are no longer read.
 """
 from __future__ import annotations
 
@@ -209,16 +211,25 @@ def store_kernel(key: str, identity: dict[str, Any], bundle: bytes) -> None:
         _write(p, _MAGIC + hashlib.sha256(rest).hexdigest().encode() + b"\n" + rest)
 
 
-def choice_path(key: str, arch: str) -> Optional[Path]:
-    """Where the XLA handler keeps the choice of an autotuned call (autotune_key `key`) for a device arch."""
-    safe = "".join(ch if ch.isalnum() or ch in "._-+" else "_" for ch in arch)
-    return _path("autotune", f"{key}-{safe}", ".json")
+def _name_safe(text: str) -> str:
+    """text as libtrident's tuner puts it in a file name (core/tune.c's name_char)."""
+    return "".join(ch if (ch.isascii() and ch.isalnum()) or ch in "._-+" else "_" for ch in text)
 
 
-def load_choice(key: str, arch: str) -> Optional[dict[str, Any]]:
-    """The handler's record of a choice (candidates, choice, times_ms, device, ...), or None: also when the file is
-    untrusted or names another key or arch than its name says."""
-    p = choice_path(key, arch)
+def choice_path(kernel: str, key: str, arch: str) -> Optional[Path]:
+    """Where libtrident's tuner keeps the choice of an autotuned call of `kernel` (autotune_key `key`) for a device
+    arch: tune/<kernel>-<sha256(key)>-<arch>.json."""
+    stem = _name_safe(kernel[:64])
+    if stem.startswith("."):
+        stem = "_" + stem[1:]
+    digest = hashlib.sha256(key.encode()).hexdigest()
+    return _path("tune", f"{stem}-{digest}-{_name_safe(arch[:100])}", ".json")
+
+
+def load_choice(kernel: str, key: str, arch: str) -> Optional[dict[str, Any]]:
+    """The tuner's record of a choice (variants, choice, times_ms, device, configs, ...), or None: also when the file
+    is untrusted or names another key or arch than its name says."""
+    p = choice_path(kernel, key, arch)
     data = _read_entry(p, _CHOICE_MAX)
     try:
         rec = json.loads(data) if data is not None else None
@@ -226,7 +237,8 @@ def load_choice(key: str, arch: str) -> Optional[dict[str, Any]]:
         return None
     if not isinstance(rec, dict):
         return None
-    if rec.get("key") != key or rec.get("arch") != arch:
-        warn_once(f"ignoring autotune choice {p}: it was made for key {rec.get('key')!r}, arch {rec.get('arch')!r}")
+    if rec.get("key_sha256") != hashlib.sha256(key.encode()).hexdigest() or rec.get("arch") != arch:
+        warn_once(f"ignoring autotune choice {p}: it was made for key sha256 {rec.get('key_sha256')!r}, arch "
+                  f"{rec.get('arch')!r}")
         return None
     return rec

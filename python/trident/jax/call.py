@@ -141,7 +141,7 @@ def kernel_call(kernel: Any, *args: Any, grid: Any, out_shape: Any, input_output
         autotuned call: the candidates take the same arguments (the first one's parameters),
         and the first execution on each device benchmarks them on the call's own inputs and
         launches the fastest from then on (kept in memory and in the trident cache directory,
-        autotune/<autotune_key>-<arch>.json; see docs/xla.md).
+        tune/<kernel>-<sha256 of autotune_key>-<arch>.json, by libtrident's tuner; see docs/xla.md).
     args: values for the kernel's first parameters, in order: arrays for pointer parameters,
         Python or NumPy scalars for scalar parameters (their values are compiled into the call),
         None for a NULL pointer, a TensorDescriptor for a tensor-map parameter (nvTmaDesc: a
