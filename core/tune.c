@@ -163,6 +163,9 @@ TRD_API trd_status_t trd_tuner_create(const trd_tuner_desc_t *desc, trd_tuner_t 
     if (!identity && TUNE_HAS(desc, trd_tuner_desc_t, identity_size) && desc->identity_size)
         return trd_error_set(TRD_ERR_INVALID_ARGUMENT, "trd_tuner_create: identity_size is %u but identity is NULL",
                              desc->identity_size);
+    if (TUNE_HAS(desc, trd_tuner_desc_t, reserved) && desc->reserved)
+        return trd_error_set(TRD_ERR_INVALID_ARGUMENT, "trd_tuner_create: reserved is %u; it must be 0",
+                             desc->reserved);
     const char *words[2] = {log_name, noun};
     for (int w = 0; w < 2; w++) {
         size_t len = words[w] ? strlen(words[w]) : 1;

@@ -613,6 +613,9 @@ START_TEST(tuner_caller_launch)
     trd_tuner_desc_t d = {.struct_size = sizeof d, .kernel = k, .log_name = "Bad Name"};
     trd_tuner_t *t;
     TU_FAILS(trd_tuner_create(&d, &t), TRD_ERR_INVALID_ARGUMENT, "log_name 'Bad Name' is not 1 to 32");
+    /* a reserved field set: a later release may give it a meaning this one would ignore */
+    d = (trd_tuner_desc_t){.struct_size = sizeof d, .kernel = k, .reserved = 1};
+    TU_FAILS(trd_tuner_create(&d, &t), TRD_ERR_INVALID_ARGUMENT, "reserved is 1; it must be 0");
     trd_kernel_destroy(k);
     trd_runtime_destroy(rt);
 }
