@@ -8,8 +8,8 @@
 # logs to $OUT (or .device/out), and prints a summary table last.
 #
 #   scripts/gpu-check.sh [STEP...]     steps: tests demo tune cli bench bench-cli python xla perf record-probe
-#                                      record-python record-bench (default: tests demo tune cli bench
-#                                      python xla)
+#                                      record-python record-bench pytest-sel update-bench (default: tests
+#                                      demo tune cli bench python xla)
 #
 # record-* (the RECORD stage, issue 24; each fits one device call): record-probe prints whether XLA made kernel
 # nodes of trident's launches (scripts/record-probe.py's table and verdict); record-python runs the Python suite
@@ -99,6 +99,12 @@ for s in $STEPS; do
         step "python tests, command buffers on" python_cb_on.log bash -c "cd '$ROOT/python' && python3 -m pytest -q -rs tests"
         step "python tests, command buffers off" python_cb_off.log bash -c \
             "cd '$ROOT/python' && XLA_FLAGS=--xla_gpu_enable_command_buffer= python3 -m pytest -q -rs tests" ;;
+    pytest-sel) # a chosen part of the Python suite: GPU_PYTEST="tests/test_x.py -k y"
+        step "python tests: ${GPU_PYTEST:-tests}" python_sel.log bash -c "cd '$ROOT/python' && python3 -m pytest -q -rs ${GPU_PYTEST:-tests}" ;;
+    update-bench) # bench_xla in one process a setting: its update-cost columns (inputs moving between executions)
+        step "bench_xla, one process a setting" bench_xla_moving.log env BENCH_XLA_PROCESSES=1 \
+            BENCH_XLA_RUNS=${BENCH_XLA_RUNS:-20} BENCH_XLA_PATHS=${BENCH_XLA_PATHS:-trident,trident.jax,floor,xla} \
+            python3 "$ROOT/bench/bench_xla.py" ;;
     record-bench)
         paths=trident,trident.jax,floor,xla
         step "bench_xla, record route on" bench_xla_record.log env BENCH_XLA_PATHS=$paths python3 "$ROOT/bench/bench_xla.py"
