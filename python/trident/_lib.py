@@ -214,6 +214,9 @@ class TunerDesc(ctypes.Structure):
         ("struct_size", ctypes.c_uint32), ("flags", ctypes.c_uint32), ("kernel", ctypes.c_void_p),
         ("variants", ctypes.POINTER(ctypes.c_void_p)), ("num_variants", ctypes.c_uint32),
         ("num_written", ctypes.c_uint32), ("written", ctypes.POINTER(ctypes.c_uint32)),
+        # TRIDENT_1.6 (zero: as before)
+        ("cache_dir", ctypes.c_char_p), ("identity", ctypes.c_void_p), ("identity_size", ctypes.c_uint32),
+        ("reserved", ctypes.c_uint32), ("log_name", ctypes.c_char_p), ("variant_noun", ctypes.c_char_p),
     ]
 
 
@@ -222,6 +225,8 @@ class TunedLaunch(ctypes.Structure):
         ("struct_size", ctypes.c_uint32), ("key_size", ctypes.c_uint32), ("key", ctypes.c_void_p),
         ("launch", ctypes.POINTER(Launch)), ("grids", ctypes.POINTER(ctypes.c_uint32)),
         ("written_bytes", ctypes.POINTER(ctypes.c_uint64)),
+        # TRIDENT_1.6 (NULL: the tuner launches each variant itself)
+        ("launch_fn", ctypes.c_void_p), ("user", ctypes.c_void_p),
     ]
 
 
