@@ -13,6 +13,7 @@
 #include <trident/trident.h>
 
 #include "base/error.h"
+#include "base/formats.h"
 #include "base/intern.h"
 #include "base/log.h"
 #include "base/selector.h"
@@ -128,8 +129,6 @@ struct trd_target {
     uint32_t variant;     /* the compiled configuration it belongs to (0 in a kernel without variants) */
 };
 
-const char *trd_format_name(int32_t format);
-int32_t trd_format_parse(const char *name);
 /* The format a file's bytes and name suggest, or TRD_FORMAT_UNKNOWN. */
 int32_t trd_format_sniff(const void *data, size_t size, const char *filename);
 /* 1 when data is a whole image of kernel `name` in format (what the format implies: an ELF of the backend's machine
@@ -138,8 +137,6 @@ int32_t trd_format_sniff(const void *data, size_t size, const char *filename);
  * pass. python/trident/jax/triton_cache.py's image_problem applies the same rules (test_triton_cache holds them
  * together). */
 int trd_image_check(int32_t format, const void *data, size_t size, const char *name, char *why, size_t cap);
-/* The backend a format belongs to ("cuda" for cubin/ptx/fatbin ...). */
-const char *trd_format_backend(int32_t format);
 void trd_target_free(struct trd_target *t);
 
 /* 0 when the device cannot run the target; else a rank, higher preferred

@@ -222,9 +222,3 @@ void value_text(trd_arg_t v, const char *t, char *buf, size_t cap)
     else
         snprintf(buf, cap, "%.*g", digits, v.value.f);
 }
-
-const char *format_name(int32_t f)
-{
-    static const char *const names[] = {"unknown", "cubin", "ptx", "fatbin", "hsaco", "spirv", "zebin", "so"};
-    return f >= 0 && f <= 7 ? names[f] : "?";
-}
