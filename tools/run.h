@@ -10,7 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "base/formats.h" /* trd_format_name: libtrident's names of image formats */
+#include "base/formats.h" /* libtrident's names of image formats */
+#include "base/scalars.h" /* libtrident's scalar types: the values each integer type takes */
 #include "tools/cli.h"
 
 #define RUN_MAX_ARGS 512
