@@ -37,23 +37,6 @@ static trd_status_t arg_error(const trd_kernel_t *k, uint32_t index, const struc
                          p->name ? " '" : "", p->name ? p->name : "", p->name ? "'" : "", type, what);
 }
 
-static int int_range(int32_t type, int64_t *lo, uint64_t *hi)
-{
-    switch (type) {
-    case TRD_T_I1: *lo = 0; *hi = 1; return 1;
-    case TRD_T_U1: *lo = 0; *hi = 1; return 1;
-    case TRD_T_I8: *lo = INT8_MIN; *hi = INT8_MAX; return 1;
-    case TRD_T_I16: *lo = INT16_MIN; *hi = INT16_MAX; return 1;
-    case TRD_T_I32: *lo = INT32_MIN; *hi = INT32_MAX; return 1;
-    case TRD_T_I64: *lo = INT64_MIN; *hi = INT64_MAX; return 1;
-    case TRD_T_U8: *lo = 0; *hi = UINT8_MAX; return 1;
-    case TRD_T_U16: *lo = 0; *hi = UINT16_MAX; return 1;
-    case TRD_T_U32: *lo = 0; *hi = UINT32_MAX; return 1;
-    case TRD_T_U64: *lo = 0; *hi = UINT64_MAX; return 1;
-    default: return 0;
-    }
-}
-
 static int is_float(int32_t type)
 {
     return type == TRD_T_FP16 || type == TRD_T_BF16 || type == TRD_T_FP32 || type == TRD_T_FP64;
@@ -93,7 +76,7 @@ static trd_status_t pack_one(const trd_kernel_t *k, const trd_device_t *dev, uin
     }
     int64_t lo;
     uint64_t hi;
-    if (int_range(p->type, &lo, &hi)) {
+    if (trd_scalar_int_range(p->type, &lo, &hi)) {
         uint64_t bits;
         if (a->kind == TRD_ARG_INT) {
             if (a->value.i < lo || (a->value.i >= 0 && (uint64_t)a->value.i > hi))

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* image.c: kernel image formats, and which image suits which device. */
+/* image.c: kernel images: the format a file's bytes suggest, whether an image is whole, and which image suits
+ * which device (the table of formats, their names and extensions, is base/formats.c). */
 #include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -7,57 +8,6 @@
 #include <string.h>
 
 #include "core/internal.h"
-
-static const struct {
-    int32_t format;
-    const char *name;
-    const char *backend;
-    const char *ext;
-} formats[] = {
-    {TRD_FORMAT_CUBIN, "cubin", "cuda", ".cubin"},
-    {TRD_FORMAT_PTX, "ptx", "cuda", ".ptx"},
-    {TRD_FORMAT_FATBIN, "fatbin", "cuda", ".fatbin"},
-    {TRD_FORMAT_HSACO, "hsaco", "hip", ".hsaco"},
-    {TRD_FORMAT_SPIRV, "spirv", "xpu", ".spv"},
-    {TRD_FORMAT_ZEBIN, "zebin", "xpu", ".zebin"},
-    {TRD_FORMAT_HOST_SO, "so", "host", ".so"},
-};
-
-const char *trd_format_name(int32_t format)
-{
-    for (size_t i = 0; i < TRD_ARRAY_SIZE(formats); i++)
-        if (formats[i].format == format)
-            return formats[i].name;
-    return "unknown";
-}
-
-int32_t trd_format_parse(const char *name)
-{
-    if (!name)
-        return TRD_FORMAT_UNKNOWN;
-    for (size_t i = 0; i < TRD_ARRAY_SIZE(formats); i++)
-        if (strcmp(formats[i].name, name) == 0)
-            return formats[i].format;
-    if (strcmp(name, "spv") == 0)
-        return TRD_FORMAT_SPIRV;
-    if (strcmp(name, "host") == 0 || strcmp(name, "host_so") == 0)
-        return TRD_FORMAT_HOST_SO;
-    return TRD_FORMAT_UNKNOWN;
-}
-
-const char *trd_format_backend(int32_t format)
-{
-    for (size_t i = 0; i < TRD_ARRAY_SIZE(formats); i++)
-        if (formats[i].format == format)
-            return formats[i].backend;
-    return "";
-}
-
-static int ends_with(const char *s, const char *suffix)
-{
-    size_t n = strlen(s), m = strlen(suffix);
-    return n >= m && strcmp(s + n - m, suffix) == 0;
-}
 
 int32_t trd_format_sniff(const void *data, size_t size, const char *filename)
 {
@@ -89,12 +39,7 @@ int32_t trd_format_sniff(const void *data, size_t size, const char *filename)
             if (memcmp(b + i, ".version", 8) == 0 && (i == 0 || b[i - 1] == '\n'))
                 return TRD_FORMAT_PTX;
     }
-    if (filename) {
-        for (size_t i = 0; i < TRD_ARRAY_SIZE(formats); i++)
-            if (ends_with(filename, formats[i].ext))
-                return formats[i].format;
-    }
-    return TRD_FORMAT_UNKNOWN;
+    return filename ? trd_format_of_extension(filename) : TRD_FORMAT_UNKNOWN;
 }
 
 /* 0, with the reason written to why. */

@@ -13,25 +13,17 @@
 #include <trident/trident.h>
 
 #include "base/error.h"
+#include "base/formats.h"
 #include "base/intern.h"
 #include "base/log.h"
+#include "base/scalars.h"
 #include "base/selector.h"
 #include "base/sha256.h"
 #include "base/util.h"
 #include "options/options.h"
 
 /* ------------------------------------------------------------ signature */
-
-enum trd_scalar {
-    TRD_T_INVALID = 0,
-    TRD_T_I1, TRD_T_I8, TRD_T_I16, TRD_T_I32, TRD_T_I64,
-    TRD_T_U1, TRD_T_U8, TRD_T_U16, TRD_T_U32, TRD_T_U64,
-    TRD_T_FP8E4NV, TRD_T_FP8E5, TRD_T_FP8E4B15, TRD_T_FP8E4B8, TRD_T_FP8E5B16,
-    TRD_T_FP16, TRD_T_BF16, TRD_T_FP32, TRD_T_FP64,
-    TRD_T_PTR,        /* a pointer; elem says to what */
-    TRD_T_CONSTEXPR,  /* compiled in: not passed */
-    TRD_T_NVTMADESC   /* a 128-byte CUtensorMap passed by value */
-};
+/* (the scalar types, enum trd_scalar, and their names and sizes are base/scalars.h's) */
 
 struct trd_param {
     char *name;       /* NULL when the signature gives none */
@@ -71,16 +63,10 @@ trd_status_t trd_signature_merge(const struct trd_signature *own, const struct t
                                  const char *what, struct trd_signature *out);
 /* A parameter's type in Triton's notation ("**fp32", "i32") into buf (TRD_PARAM_TYPE_MAX bytes). */
 void trd_param_type(const struct trd_param *p, char *buf, size_t cap);
-const char *trd_scalar_name(int32_t type);
 /* A launch parameter as trd_kernel_param_info describes it (its strings are p's). */
 void trd_param_info_of(const struct trd_param *p, trd_param_info_t *info);
-int32_t trd_scalar_parse(const char *name, size_t len);
 
 /* What the two signature parsers share (signature.c: Triton's notation; ttir.c: Triton IR). */
-/* A scalar by its MLIR spelling in Triton IR ("f32", "f8E5M2"): 1 and *type, or 0. */
-int trd_scalar_parse_ir(const char *t, size_t n, int32_t *type);
-/* A scalar's size in bytes (8 for a pointer; 0 for constexpr or an unknown type). */
-uint32_t trd_scalar_size(int32_t type);
 /* Makes p a pointer, depth levels deep, to the scalar base. */
 void trd_param_set_pointer(struct trd_param *p, uint32_t depth, int32_t base);
 /* Appends a zeroed parameter to sig (cap: its allocated length), refusing more than the parsers' limit. */
@@ -128,8 +114,6 @@ struct trd_target {
     uint32_t variant;     /* the compiled configuration it belongs to (0 in a kernel without variants) */
 };
 
-const char *trd_format_name(int32_t format);
-int32_t trd_format_parse(const char *name);
 /* The format a file's bytes and name suggest, or TRD_FORMAT_UNKNOWN. */
 int32_t trd_format_sniff(const void *data, size_t size, const char *filename);
 /* 1 when data is a whole image of kernel `name` in format (what the format implies: an ELF of the backend's machine
@@ -138,8 +122,6 @@ int32_t trd_format_sniff(const void *data, size_t size, const char *filename);
  * pass. python/trident/jax/triton_cache.py's image_problem applies the same rules (test_triton_cache holds them
  * together). */
 int trd_image_check(int32_t format, const void *data, size_t size, const char *name, char *why, size_t cap);
-/* The backend a format belongs to ("cuda" for cubin/ptx/fatbin ...). */
-const char *trd_format_backend(int32_t format);
 void trd_target_free(struct trd_target *t);
 
 /* 0 when the device cannot run the target; else a rank, higher preferred

@@ -26,7 +26,7 @@ static json_t *targets_json(trd_kernel_t *k)
         trd_kernel_target_info(k, i, &t);
         json_t *meta = t.metadata && *t.metadata ? json_loads(t.metadata, 0, NULL) : NULL;
         json_array_append_new(ts, json_pack("{s:I, s:s, s:s, s:s, s:I, s:I, s:I, s:I, s:I, s:o}", "index",
-                                            (json_int_t)i, "format", format_name(t.format), "backend", t.backend,
+                                            (json_int_t)i, "format", trd_format_name(t.format), "backend", t.backend,
                                             "arch", t.arch, "size", (json_int_t)t.size, "num_warps",
                                             (json_int_t)t.num_warps, "num_ctas", (json_int_t)t.num_ctas, "warp_size",
                                             (json_int_t)t.warp_size, "shared", (json_int_t)t.shared, "metadata",
@@ -43,7 +43,7 @@ static void targets_print(trd_kernel_t *k, const char *indent)
         trd_target_info_t t = {.struct_size = sizeof t};
         trd_kernel_target_info(k, i, &t);
         printf("%starget %u: %s %s:%s, %llu bytes, num_warps %u, num_ctas %u, warp_size %u, shared %u\n", indent, i,
-               format_name(t.format), t.backend, t.arch, (unsigned long long)t.size, t.num_warps, t.num_ctas,
+               trd_format_name(t.format), t.backend, t.arch, (unsigned long long)t.size, t.num_warps, t.num_ctas,
                t.warp_size, t.shared);
     }
 }

@@ -10,6 +10,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "base/formats.h" /* libtrident's names of image formats */
+#include "base/scalars.h" /* libtrident's scalar types: the values each integer type takes */
 #include "tools/cli.h"
 
 #define RUN_MAX_ARGS 512
@@ -54,8 +56,6 @@ int value_of(const char *type, double v, trd_arg_t *out);
 /* The value as text: integers exactly, floats in the fewest digits that read back as the same element of the type
  * (fp64 for a float standing for an integer type), nan, inf, -inf. */
 void value_text(trd_arg_t v, const char *type, char *buf, size_t cap);
-/* "cubin", "ptx", ..., for enum trd_image_format. */
-const char *format_name(int32_t format);
 
 /* ---------------------------------------------------------- run_args.c */
 

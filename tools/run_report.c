@@ -106,7 +106,7 @@ static void print_text_header(const struct run_report *r)
 {
     const struct run_stats *s = r->stats;
     printf("kernel %s (%s) on %s (%s, %s), %s image\n", r->ki->name, r->ki->signature, r->dp->uri, r->dp->name,
-           r->dp->arch, format_name(r->li->format));
+           r->dp->arch, trd_format_name(r->li->format));
     printf("grid %ux%ux%u, block %u threads, shared %u B, registers %u, spills %u\n", r->o->grid[0], r->o->grid[1],
            r->o->grid[2], r->li->block_size, r->li->shared, r->li->registers, r->li->spills);
     printf("load %.3f ms; %llu warm-up launch%s, then %llu timed on the device's clock (events):\n", r->load_ms,
@@ -125,10 +125,10 @@ int run_report(const struct run_report *r)
     json_t *report = NULL, *bufs = NULL;
     if (o->json) {
         report = json_pack("{s:s, s:s, s:s, s:s, s:[iii], s:f, s:I, s:I, s:o, s:I, s:o, s:s}", "kernel", r->ki->name,
-                           "signature", r->ki->signature, "device", r->dp->uri, "format", format_name(r->li->format),
-                           "grid", o->grid[0], o->grid[1], o->grid[2], "load_ms", r->load_ms, "registers",
-                           (json_int_t)r->li->registers, "spills", (json_int_t)r->li->spills, "timing",
-                           stats_json(r), "bytes", (json_int_t)r->bytes, "gbps",
+                           "signature", r->ki->signature, "device", r->dp->uri, "format",
+                           trd_format_name(r->li->format), "grid", o->grid[0], o->grid[1], o->grid[2], "load_ms",
+                           r->load_ms, "registers", (json_int_t)r->li->registers, "spills", (json_int_t)r->li->spills,
+                           "timing", stats_json(r), "bytes", (json_int_t)r->bytes, "gbps",
                            r->bytes && r->stats->median > 0 ? json_real((double)r->bytes / (r->stats->median * 1e6))
                                                             : json_null(),
                            "outputs_after", o->after_last ? "last" : "first");

@@ -81,33 +81,9 @@ const char *param_label(uint32_t index, const struct param *p, char *buf, size_t
     return buf;
 }
 
-/* The integer types and the values each takes (the library's ranges). */
-static const struct {
-    const char *name;
-    int64_t lo;
-    uint64_t hi;
-} int_types[] = {
-    {"i1", 0, 1},
-    {"u1", 0, 1},
-    {"i8", INT8_MIN, INT8_MAX},
-    {"u8", 0, UINT8_MAX},
-    {"i16", INT16_MIN, INT16_MAX},
-    {"u16", 0, UINT16_MAX},
-    {"i32", INT32_MIN, INT32_MAX},
-    {"u32", 0, UINT32_MAX},
-    {"i64", INT64_MIN, INT64_MAX},
-    {"u64", 0, UINT64_MAX},
-};
-
 int type_int_range(const char *t, int64_t *lo, uint64_t *hi)
 {
-    for (size_t k = 0; k < sizeof int_types / sizeof int_types[0]; k++)
-        if (!strcmp(int_types[k].name, t)) {
-            *lo = int_types[k].lo;
-            *hi = int_types[k].hi;
-            return 1;
-        }
-    return 0;
+    return trd_scalar_int_range(trd_scalar_parse(t, strlen(t)), lo, hi); /* libtrident's ranges */
 }
 
 void elem_put(void *base, size_t i, const char *t, double v)
@@ -221,10 +197,4 @@ void value_text(trd_arg_t v, const char *t, char *buf, size_t cap)
         snprintf(buf, cap, "%.0f", v.value.f);
     else
         snprintf(buf, cap, "%.*g", digits, v.value.f);
-}
-
-const char *format_name(int32_t f)
-{
-    static const char *const names[] = {"unknown", "cubin", "ptx", "fatbin", "hsaco", "spirv", "zebin", "so"};
-    return f >= 0 && f <= 7 ? names[f] : "?";
 }

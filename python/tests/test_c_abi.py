@@ -1,6 +1,6 @@
 # SPDX-License-Identifier: Apache-2.0
 """What Python restates of C is held to C: trident._lib's ctypes structs field by field (names in order, offset,
-size) and its enums to abi/trident/trident.h, trident's table of image formats to core/image.c's, and
+size) and its enums to abi/trident/trident.h, trident's table of image formats to base/formats.c's, and
 trident.jax.host_ffi's structs and numbers to XLA's FFI C API (xla/ffi/api/c_api.h of the installed jaxlib).
 The layouts come from a C program built against the header (c_probe.py)."""
 import ctypes
@@ -89,10 +89,11 @@ def test_status_names_are_libtridents():
     assert L.lib().trd_status_name(len(L.Status)).decode() == "TRD_ERR_UNKNOWN"
 
 
-def test_format_table_is_core_image_c():
-    """trident's table of image formats is core/image.c's, row by row (the enum constants by name)."""
-    rows = re.findall(r'\{TRD_FORMAT_(\w+), "([^"]*)", "([^"]*)", "([^"]*)"\}', (SRC / "core" / "image.c").read_text())
-    assert rows, "core/image.c has no format table"
+def test_format_table_is_base_formats_c():
+    """trident's table of image formats is base/formats.c's (libtrident's and the CLI's), row by row (the enum
+    constants by name)."""
+    rows = re.findall(r'\{TRD_FORMAT_(\w+), "([^"]*)", "([^"]*)", "([^"]*)"\}', (SRC / "base" / "formats.c").read_text())
+    assert rows, "base/formats.c has no format table"
     assert [(f.name, n, b, e) for f, n, b, e in trident._FORMAT_TABLE] == rows
     # every known format has a row; UNKNOWN has none
     assert {f for f, *_ in trident._FORMAT_TABLE} == set(L.Format) - {L.Format.UNKNOWN}

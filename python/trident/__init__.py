@@ -29,7 +29,7 @@ from ._lib import (
 __all__ = ["__version__", "TridentError", "Kernel", "Param", "Variant", "write_variants_bundle", "devices", "drivers", "options", "option_names", "is_option",
            "option_releases", "version", "library_path", "cache_dir"]
 
-# core/image.c's table (the owner; tests/test_c_abi.py holds this copy to it): format, name, backend, file extension
+# base/formats.c's table (the owner; tests/test_c_abi.py holds this copy to it): format, name, backend, file extension
 _FORMAT_TABLE = (
     (Format.CUBIN, "cubin", "cuda", ".cubin"),
     (Format.PTX, "ptx", "cuda", ".ptx"),
