@@ -672,14 +672,24 @@ out:
     return st;
 }
 
+/* A tuning key as trd_tuner_launch and trd_tuner_choice take it. */
+static trd_status_t key_check(const trd_tuner_t *t, const void *key, uint32_t key_size)
+{
+    if (!key || key_size == 0 || key_size > TRD_TUNE_KEY_MAX)
+        return trd_error_set(TRD_ERR_INVALID_ARGUMENT, "kernel '%s': a tuning key has 1 .. %d bytes, not %u%s",
+                             t->variants[0]->src.name, TRD_TUNE_KEY_MAX, key_size, key ? "" : " (key is NULL)");
+    return TRD_OK;
+}
+
 TRD_API trd_status_t trd_tuner_choice(const trd_tuner_t *t, const void *key, uint32_t key_size,
                                       const trd_device_t *dev, uint32_t *variant)
 {
-    if (!t || !key || !dev || !variant)
+    if (!t || !dev || !variant)
         return trd_error_set(TRD_ERR_INVALID_ARGUMENT, "trd_tuner_choice: NULL argument");
-    const struct choice *c = key_size && key_size <= TRD_TUNE_KEY_MAX
-                                 ? choice_find(t, key_hash(key, key_size, dev->index), key, key_size, dev->index)
-                                 : NULL;
+    trd_status_t st = key_check(t, key, key_size);
+    if (st != TRD_OK)
+        return st;
+    const struct choice *c = choice_find(t, key_hash(key, key_size, dev->index), key, key_size, dev->index);
     if (!c)
         return trd_error_set(TRD_ERR_NOT_FOUND, "kernel '%s': no %s is chosen for this key on %s yet",
                              t->variants[0]->src.name, t->noun, dev->uri);
@@ -694,10 +704,8 @@ TRD_API trd_status_t trd_tuner_launch(trd_tuner_t *t, const trd_tuned_launch_t *
     trd_status_t st = launch_check(t, tl, &dev);
     if (st != TRD_OK)
         return st;
-    if (!tl->key || tl->key_size == 0 || tl->key_size > TRD_TUNE_KEY_MAX)
-        return trd_error_set(TRD_ERR_INVALID_ARGUMENT, "kernel '%s': a tuning key has 1 .. %d bytes, not %u%s",
-                             t->variants[0]->src.name, TRD_TUNE_KEY_MAX, tl->key_size,
-                             tl->key ? "" : " (key is NULL)");
+    if ((st = key_check(t, tl->key, tl->key_size)) != TRD_OK)
+        return st;
     uint64_t h = key_hash(tl->key, tl->key_size, dev->index);
     const struct choice *c = choice_find(t, h, tl->key, tl->key_size, dev->index);
     if (!c)

@@ -261,6 +261,12 @@ START_TEST(tuner_refuses)
     TU_FAILS(trd_tuner_launch(t, &r.tl, NULL), TRD_ERR_INVALID_ARGUMENT, "a tuning key has 1 .. 1024 bytes, not 1025");
     r.tl.key_size = 0;
     TU_FAILS(trd_tuner_launch(t, &r.tl, NULL), TRD_ERR_INVALID_ARGUMENT, "not 0");
+    /* trd_tuner_choice takes the same keys: a bad one is bad input, not a key with no choice yet */
+    uint32_t kept = 7;
+    TU_FAILS(trd_tuner_choice(t, big, sizeof big, r.host, &kept), TRD_ERR_INVALID_ARGUMENT,
+             "a tuning key has 1 .. 1024 bytes, not 1025");
+    TU_FAILS(trd_tuner_choice(t, big, 0, r.host, &kept), TRD_ERR_INVALID_ARGUMENT, "not 0");
+    ck_assert_uint_eq(kept, 7);
     /* a written pointer given as an address needs its bytes */
     void *addr;
     TU_OK(trd_buffer_address(r.bx, &addr));

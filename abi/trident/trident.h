@@ -1177,8 +1177,8 @@ TRD_API void trd_tuner_destroy(trd_tuner_t *tuner);
 TRD_API trd_status_t trd_tuner_launch(trd_tuner_t *tuner, const trd_tuned_launch_t *launch, uint32_t *variant);
 /** The variant a tuner has chosen for (key, device's arch) and keeps (trd_tuner_launch launches it for the key
  * on this device with no lock), into *variant. TRD_ERR_NOT_FOUND while there is none: no launch of the key on the
- * device chose one yet (or the one that ran could not: a stream being captured, buffers that could not be saved).
- * Takes no lock and allocates nothing. TRIDENT_1.6. */
+ * device chose one yet (or the one that ran could not: a stream being captured, buffers that could not be saved);
+ * TRD_ERR_INVALID_ARGUMENT for a key trd_tuner_launch refuses. Takes no lock and allocates nothing. TRIDENT_1.6. */
 TRD_API trd_status_t trd_tuner_choice(const trd_tuner_t *tuner, const void *key, uint32_t key_size,
                                       const trd_device_t *device, uint32_t *variant);
 /** Benchmarks every variant on the launch's stream and buffers, as trd_tuner_launch's first launch does, and
