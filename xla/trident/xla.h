@@ -32,7 +32,8 @@
  * Version 2, an autotuned call: N candidate kernels launched with the same
  * arguments (arg_kind, arg_index, scalars, scratch, options as above); the
  * first execution on a device benchmarks them on the call's own buffers and
- * keeps the fastest (in memory and in <cache_dir>/autotune/<key>-<arch>.json):
+ * keeps the fastest through libtrident's tuner (in memory and in
+ * <cache_dir>/tune/<kernel>-<sha256 of key>-<arch>.json):
  *   kernel          string    the N candidates' bundles, concatenated
  *   kernel_offsets  s64[N+1]  candidate i is kernel[off[i] .. off[i+1])
  *   grid            s64[3N]   candidate i's grid at 3i
