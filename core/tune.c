@@ -318,7 +318,7 @@ struct bench {
 /* The launch of variant v: the caller's, with the variant's grid. */
 static trd_status_t launch_variant(const trd_tuner_t *t, const trd_tuned_launch_t *tl, uint32_t v)
 {
-    if (TUNE_HAS(tl, trd_tuned_launch_t, launch_fn) && tl->launch_fn)
+    if (TUNE_HAS(tl, trd_tuned_launch_t, user) && tl->launch_fn) /* the pair, or neither: user is launch_fn's */
         return tl->launch_fn(tl->user, v);
     trd_launch_t l = *tl->launch;
     const trd_kernel_t *k = t->variants[v];

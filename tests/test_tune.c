@@ -610,6 +610,17 @@ START_TEST(tuner_caller_launch)
         TU_OK(trd_tuner_launch(t15, &r.tl, &chosen));
         ck_assert_uint_eq(chosen, 2);
         run_check(&r);
+        /* a struct_size that covers launch_fn but not its user: launch_fn is not called with bytes beyond the
+         * caller's struct (the pair came together, in TRIDENT_1.6) */
+        struct own_launch never = {0};
+        r.tl.launch_fn = own_launch;
+        r.tl.user = &never;
+        r.tl.struct_size = offsetof(trd_tuned_launch_t, user);
+        TU_OK(trd_tuner_launch(t15, &r.tl, &chosen));
+        ck_assert_msg(never.calls[0] + never.calls[1] + never.calls[2] == 0, "launch_fn was called");
+        ck_assert_uint_eq(chosen, 2);
+        r.tl.launch_fn = NULL;
+        r.tl.user = NULL;
         r.tl.struct_size = offsetof(trd_tuned_launch_t, launch_fn) - 1;
         TU_FAILS(trd_tuner_launch(t15, &r.tl, &chosen), TRD_ERR_VERSION, "trd_tuned_launch_t.struct_size");
         run_free(&r);
