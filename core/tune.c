@@ -60,6 +60,8 @@ struct trd_tuner {
     pthread_mutex_t lock;          /* publishing choices */
     _Atomic(struct choice *) buckets[TUNE_BUCKETS];
     atomic_int capture_warned;
+    atomic_int copy_warned;
+    atomic_int path_warned;
 };
 
 static int name_char(char ch)
@@ -581,8 +583,13 @@ static trd_status_t tune_first(trd_tuner_t *t, const trd_tuned_launch_t *tl, trd
     const char *root = t->cache_dir ? t->cache_dir : t->rt->cache_root;
     if (!t->memory_only && root) {
         snprintf(dir, sizeof dir, "%s/tune", root);
-        if (snprintf(path, sizeof path, "%s/%s.json", dir, name) >= (int)sizeof path)
+        if (snprintf(path, sizeof path, "%s/%s.json", dir, name) >= (int)sizeof path) {
             path[0] = '\0';
+            if (!atomic_exchange(&t->path_warned, 1))
+                trd_log(TRD_LOG_WARN, "%s: kernel '%s': the cache directory '%.200s...' makes a choice file's path "
+                                      "longer than %zu bytes; choices are kept in this process's memory only",
+                        t->log_name, kname, dir, sizeof path - 1);
+        }
     }
     /* in memory by file, so that what a process keeps mirrors what the directory keeps */
     const char *mem = path[0] ? path : name;
@@ -629,10 +636,12 @@ static trd_status_t tune_first(trd_tuner_t *t, const trd_tuned_launch_t *tl, trd
         st = benchmark(&b, times, &choice, &measured);
         pthread_mutex_unlock(bl);
         if (st != TRD_OK && !measured && st != TRD_ERR_INVALID_ARGUMENT) {
-            /* the buffers are as they were: the launch can still run, only not benchmarked, and nothing kept */
-            trd_log(TRD_LOG_WARN, "%s: kernel '%s' on %s: cannot copy aside the buffers its %ss write (%s); "
-                                  "%s 0 runs, unbenchmarked",
-                    t->log_name, kname, dev->uri, t->noun, trd_error_message(), t->noun);
+            /* the buffers are as they were: the launch can still run, only not benchmarked, and nothing kept (a
+             * later launch tries again: memory may be free then); said once a tuner, not at every launch */
+            if (!atomic_exchange(&t->copy_warned, 1))
+                trd_log(TRD_LOG_WARN, "%s: kernel '%s' on %s: cannot copy aside the buffers its %ss write (%s); "
+                                      "%s 0 runs, unbenchmarked, until a launch can",
+                        t->log_name, kname, dev->uri, t->noun, trd_error_message(), t->noun);
             if ((st = launch_variant(t, tl, 0)) == TRD_OK && variant)
                 *variant = 0;
             goto out;

@@ -638,6 +638,39 @@ START_TEST(tuner_caller_launch)
 }
 END_TEST
 
+/* A cache directory so long that a choice file's path would not fit: the choice is kept in memory, said once. */
+START_TEST(tuner_path_too_long)
+{
+    trd_runtime_t *rt = tu_runtime(NULL, NULL);
+    static const char *const which[] = {"slow", "fast"};
+    trd_kernel_t *k = variants_kernel(rt, which, 2);
+    static char dir[4100];
+    memset(dir, 'd', sizeof dir - 1);
+    dir[0] = '/';
+    static const uint32_t written[] = {0};
+    trd_tuner_desc_t d = {.struct_size = sizeof d, .kernel = k, .num_written = 1, .written = written, .cache_dir = dir};
+    trd_tuner_t *t;
+    TU_OK(trd_tuner_create(&d, &t));
+    log_start();
+    for (int i = 0; i < 2; i++) {
+        struct run r;
+        run_setup(&r, rt, 40 + (uint64_t)i, i ? "long-b" : "long-a");
+        uint32_t chosen = 9;
+        TU_OK(trd_tuner_launch(t, &r.tl, &chosen));
+        ck_assert_uint_eq(chosen, 1);
+        run_check(&r);
+        run_free(&r);
+    }
+    log_stop();
+    ck_assert_msg(log_count("choices are kept in this process's memory only") == 1 &&
+                      log_count("chosen by benchmark") == 2,
+                  "%s", logged);
+    trd_tuner_destroy(t);
+    trd_kernel_destroy(k);
+    trd_runtime_destroy(rt);
+}
+END_TEST
+
 /* Variants with launch dimensions rules: a tuned launch without grids launches each with its rule's grid (the
  * launch's own grid, 1, would cover one block only), and trd_kernel_variant_grid evaluates them. */
 START_TEST(tuner_grid_rules)
@@ -775,6 +808,7 @@ static Suite *suite(void)
     tcase_add_test(tc, tuner_two_threads);
     tcase_add_test(tc, tuner_grid_rules);
     tcase_add_test(tc, tuner_caller_launch);
+    tcase_add_test(tc, tuner_path_too_long);
     tcase_add_test(tc, example_tune_matmul);
     suite_add_tcase(s, tc);
     return s;

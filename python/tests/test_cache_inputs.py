@@ -269,6 +269,16 @@ def test_an_autotune_choice_names_its_key_and_arch(fresh_cache):
         assert jt_cache.load_choice("kern", "k" * 16, "sm90") is None
 
 
+def test_a_choice_file_is_named_as_libtrident_names_it(fresh_cache):
+    """core/tune.c names the file byte by byte: each byte of a non-ASCII character (a Python identifier may hold
+    one) is '_', the kernel's name is cut at 64 bytes and the arch at 100, a leading '.' is '_', an empty arch is
+    'unknown'."""
+    digest = hashlib.sha256(b"k").hexdigest()
+    assert jt_cache.choice_path("n\u00facleo", "k", "").name == f"n__cleo-{digest}-unknown.json"
+    assert jt_cache.choice_path(".k" + "\u00e9" * 40, "k", "gfx942:sramecc+").name == \
+        f"_k{'_' * 62}-{digest}-gfx942_sramecc+.json"
+
+
 @pytest.mark.parametrize("value", ["garbage", "", "%s%n"])
 def test_a_bad_log_level_does_not_hang_python(value):
     env = dict(os.environ, TRIDENT_LOG=value)

@@ -211,19 +211,21 @@ def store_kernel(key: str, identity: dict[str, Any], bundle: bytes) -> None:
         _write(p, _MAGIC + hashlib.sha256(rest).hexdigest().encode() + b"\n" + rest)
 
 
-def _name_safe(text: str) -> str:
-    """text as libtrident's tuner puts it in a file name (core/tune.c's name_char)."""
-    return "".join(ch if (ch.isascii() and ch.isalnum()) or ch in "._-+" else "_" for ch in text)
+def _name_safe(text: str, limit: int) -> str:
+    """The first `limit` bytes of text's UTF-8 as libtrident's tuner puts them in a file name (core/tune.c's
+    name_char): byte by byte, each byte a name may not hold (any of a non-ASCII character's) made '_'."""
+    ok = b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-.+"
+    return "".join(chr(b) if b in ok else "_" for b in text.encode()[:limit])
 
 
 def choice_path(kernel: str, key: str, arch: str) -> Optional[Path]:
     """Where libtrident's tuner keeps the choice of an autotuned call of `kernel` (autotune_key `key`) for a device
-    arch: tune/<kernel>-<sha256(key)>-<arch>.json."""
-    stem = _name_safe(kernel[:64])
+    arch: tune/<kernel>-<sha256(key)>-<arch>.json (an empty arch is 'unknown')."""
+    stem = _name_safe(kernel, 64)
     if stem.startswith("."):
         stem = "_" + stem[1:]
     digest = hashlib.sha256(key.encode()).hexdigest()
-    return _path("tune", f"{stem}-{digest}-{_name_safe(arch[:100])}", ".json")
+    return _path("tune", f"{stem}-{digest}-{_name_safe(arch or 'unknown', 100)}", ".json")
 
 
 def load_choice(kernel: str, key: str, arch: str) -> Optional[dict[str, Any]]:
