@@ -5,6 +5,7 @@
  * once when the kernel is read, into a postfix program evaluated at launch with a fixed stack: no lock, no
  * allocation, so that a tuned launch of a known key stays allocation-free. */
 #include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,14 +21,17 @@ struct parser {
     struct trd_grid_rule *rule;
     const char *what;
     trd_status_t st;
+    uint32_t depth; /* of parentheses, signs and calls: the parser recurses, and the text is a bundle's */
 };
+
+#define GRID_RULE_MAX_DEPTH 32
 
 static trd_status_t emit(struct parser *ps, int32_t op, int64_t value)
 {
     struct trd_grid_rule *r = ps->rule;
     if (r->nops == TRD_GRID_RULE_MAX_OPS)
-        return ps->st = trd_error_set(TRD_ERR_FORMAT, "%s: the grid rule '%s' is longer than %d steps", ps->what,
-                                      ps->text, TRD_GRID_RULE_MAX_OPS);
+        return ps->st = trd_error_set(TRD_ERR_FORMAT, "%s: the grid rule '%.100s%s' is longer than %d steps",
+                                      ps->what, ps->text, strlen(ps->text) > 100 ? "..." : "", TRD_GRID_RULE_MAX_OPS);
     r->ops[r->nops].op = op;
     r->ops[r->nops++].value = value;
     return TRD_OK;
@@ -41,13 +45,28 @@ static void skip(struct parser *ps)
 
 static trd_status_t fail(struct parser *ps, const char *why)
 {
+    /* the rule quoted up to 100 bytes: the reason must fit the message whatever the rule's length */
     if (ps->st == TRD_OK)
-        ps->st = trd_error_set(TRD_ERR_FORMAT, "%s: grid rule '%s': %s at offset %d", ps->what, ps->text, why,
-                               (int)(ps->p - ps->text));
+        ps->st = trd_error_set(TRD_ERR_FORMAT, "%s: grid rule '%.100s%s': %s at offset %d", ps->what, ps->text,
+                               strlen(ps->text) > 100 ? "..." : "", why, (int)(ps->p - ps->text));
     return ps->st;
 }
 
-/* A NAME=integer of the config text; 1 when found. */
+/* A decimal integer at s: 1 with *v and *end; 0 where there is none, -1 past 64 bits (strtoll would clamp it, and
+ * the rule would compute with a value nobody wrote). */
+static int integer_at(const char *s, int64_t *v, char **end)
+{
+    errno = 0;
+    long long x = strtoll(s, end, 10);
+    if (*end == s)
+        return 0;
+    if (errno == ERANGE)
+        return -1;
+    *v = x;
+    return 1;
+}
+
+/* A NAME=integer of the config text: 1 when found, 0 when not, -1 when its value is past 64 bits. */
 static int config_value(const char *config, const char *name, size_t n, int64_t *v)
 {
     for (const char *p = config; p && *p; p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL) {
@@ -55,10 +74,11 @@ static int config_value(const char *config, const char *name, size_t n, int64_t 
             p++;
         if (!strncmp(p, name, n) && p[n] == '=') {
             char *end;
-            long long x = strtoll(p + n + 1, &end, 10);
-            if (end != p + n + 1 && (*end == ',' || *end == '\0')) {
+            int64_t x = 0;
+            int got = integer_at(p + n + 1, &x, &end);
+            if (got != 0 && (*end == ',' || *end == '\0')) {
                 *v = x;
-                return 1;
+                return got;
             }
         }
     }
@@ -79,7 +99,19 @@ static trd_status_t expr_then(struct parser *ps, char want, const char *why)
     return TRD_OK;
 }
 
+static trd_status_t factor_in(struct parser *ps);
+
 static trd_status_t factor(struct parser *ps)
+{
+    if (ps->depth == GRID_RULE_MAX_DEPTH)
+        return fail(ps, "nested deeper than 32 parentheses, signs and calls");
+    ps->depth++;
+    trd_status_t st = factor_in(ps);
+    ps->depth--;
+    return st;
+}
+
+static trd_status_t factor_in(struct parser *ps)
 {
     skip(ps);
     const char *s = ps->p;
@@ -93,7 +125,9 @@ static trd_status_t factor(struct parser *ps)
     }
     if (isdigit((unsigned char)*s)) {
         char *end;
-        long long v = strtoll(s, &end, 10);
+        int64_t v = 0;
+        if (integer_at(s, &v, &end) < 0)
+            return fail(ps, "a number past 64 bits");
         ps->p = end;
         return emit(ps, OP_CONST, v);
     }
@@ -114,8 +148,13 @@ static trd_status_t factor(struct parser *ps)
             return ps->st;
         return emit(ps, op, 0);
     }
-    int64_t v;
-    if (config_value(ps->config, s, n, &v))
+    int64_t v = 0;
+    int got = config_value(ps->config, s, n, &v);
+    if (got < 0) {
+        ps->p = s;
+        return fail(ps, "the config's value of a name it reads is past 64 bits");
+    }
+    if (got)
         return emit(ps, OP_CONST, v);
     uint32_t launch = 0;
     for (uint32_t i = 0; i < ps->sig->count; i++) {
@@ -211,6 +250,8 @@ trd_status_t trd_grid_rule_eval(const struct trd_grid_rule *r, const trd_arg_t *
             break;
         }
         case OP_NEG:
+            if (b == INT64_MIN)
+                return trd_error_set(TRD_ERR_INVALID_ARGUMENT, "kernel '%s': its grid rule overflows 64 bits", kernel);
             stack[sp - 1] = -b;
             break;
         case OP_END:
@@ -220,25 +261,30 @@ trd_status_t trd_grid_rule_eval(const struct trd_grid_rule *r, const trd_arg_t *
             g[dim++] = (uint32_t)b;
             sp--;
             break;
-        default:
-            if ((r->ops[i].op == OP_DIV || r->ops[i].op == OP_MOD || r->ops[i].op == OP_CDIV) && b == 0)
+        default: {
+            int32_t op = r->ops[i].op;
+            int divides = op == OP_DIV || op == OP_MOD || op == OP_CDIV;
+            if (divides && b == 0)
                 return trd_error_set(TRD_ERR_INVALID_ARGUMENT, "kernel '%s': its grid rule divides by zero", kernel);
-            /* the operands are launch sizes: wrapping would take sizes past any device's */
-            int ovf = b == -1 && a == INT64_MIN;
-            switch (r->ops[i].op) {
-            case OP_ADD: ovf = __builtin_add_overflow(a, b, &v); break;
-            case OP_SUB: ovf = __builtin_sub_overflow(a, b, &v); break;
-            case OP_MUL: ovf = __builtin_mul_overflow(a, b, &v); break;
-            case OP_DIV: v = a / b; break;
-            case OP_MOD: v = a % b; break;
-            case OP_CDIV: v = a / b + (a % b != 0 && (a < 0) == (b < 0)); break;
-            case OP_MIN: v = a < b ? a : b; break;
-            default: v = a > b ? a : b; break;
-            }
+            /* the operands are launch sizes: wrapping would take sizes past any device's; INT64_MIN / -1 is past
+             * 64 bits too (and traps where it is computed) */
+            int ovf = divides && b == -1 && a == INT64_MIN;
+            if (!ovf)
+                switch (op) {
+                case OP_ADD: ovf = __builtin_add_overflow(a, b, &v); break;
+                case OP_SUB: ovf = __builtin_sub_overflow(a, b, &v); break;
+                case OP_MUL: ovf = __builtin_mul_overflow(a, b, &v); break;
+                case OP_DIV: v = a / b; break;
+                case OP_MOD: v = a % b; break;
+                case OP_CDIV: v = a / b + (a % b != 0 && (a < 0) == (b < 0)); break;
+                case OP_MIN: v = a < b ? a : b; break;
+                default: v = a > b ? a : b; break;
+                }
             if (ovf)
                 return trd_error_set(TRD_ERR_INVALID_ARGUMENT, "kernel '%s': its grid rule overflows 64 bits", kernel);
             stack[sp - 2] = v;
             sp--;
+        }
         }
     }
     memcpy(grid, g, sizeof g);

@@ -16,7 +16,7 @@ mkdir -p "$ROOT/build-fuzz"
 cd "$ROOT/build-fuzz"
 [ -f Makefile ] || CC=clang "$ROOT/configure" --enable-fuzzers --with-xla-ffi=no --enable-cuda=no --enable-hip=no \
     --enable-levelzero=no >/dev/null
-TARGETS="fuzz_bundle fuzz_metadata fuzz_signature fuzz_config fuzz_ini_file fuzz_options fuzz_host_image"
+TARGETS="fuzz_bundle fuzz_metadata fuzz_signature fuzz_config fuzz_ini_file fuzz_options fuzz_host_image fuzz_grid_rule"
 make -j"$(nproc)" $(for t in $TARGETS; do echo fuzz/$t; done) tools/trident examples/host/add_kernel.la >/dev/null
 # seeds: real inputs of each parser
 rm -rf corpus && mkdir -p corpus
@@ -32,6 +32,7 @@ cp "$ROOT"/fuzz/seeds/config/* corpus/fuzz_config/
 ./tools/trident options > corpus/fuzz_config/all.ini
 cp corpus/fuzz_config/* corpus/fuzz_ini_file/
 cp "$ROOT"/fuzz/seeds/options/* corpus/fuzz_options/
+cp "$ROOT"/fuzz/seeds/grid_rule/* corpus/fuzz_grid_rule/
 cp examples/host/.libs/add_kernel.so corpus/fuzz_host_image/
 [ "$SECS" = 0 ] && { echo "fuzz: built and seeded (build-fuzz/corpus)"; exit 0; }
 for t in $TARGETS; do

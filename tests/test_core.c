@@ -501,6 +501,36 @@ START_TEST(grid_rules)
     for (int i = 0; i < 70; i++)
         strcat(longer, "+1");
     TU_FAILS(trd_grid_rule_compile(longer, &sig, NULL, "v", &r), TRD_ERR_FORMAT, "longer than 64 steps");
+    /* a bundle's rule nested past any real one: refused, not a stack overflow (the parser recurses) */
+    size_t deep_n = 200000;
+    char *deep = malloc(2 * deep_n + 2);
+    memset(deep, '(', deep_n);
+    deep[deep_n] = '1';
+    memset(deep + deep_n + 1, ')', deep_n);
+    deep[2 * deep_n + 1] = '\0';
+    TU_FAILS(trd_grid_rule_compile(deep, &sig, NULL, "v", &r), TRD_ERR_FORMAT, "nested deeper than 32");
+    memset(deep, '-', deep_n);
+    strcpy(deep + deep_n, "1");
+    TU_FAILS(trd_grid_rule_compile(deep, &sig, NULL, "v", &r), TRD_ERR_FORMAT, "nested deeper than 32");
+    free(deep);
+    TU_OK(trd_grid_rule_compile("((((((((((((((((((((((((((((((M))))))))))))))))))))))))))))))", &sig, NULL, "v", &r));
+    /* numbers past 64 bits: refused, where strtoll would have clamped them */
+    TU_FAILS(trd_grid_rule_compile("min(99999999999999999999, M)", &sig, NULL, "v", &r), TRD_ERR_FORMAT,
+             "a number past 64 bits");
+    TU_FAILS(trd_grid_rule_compile("cdiv(M, BM)", &sig, "BM=99999999999999999999", "v", &r), TRD_ERR_FORMAT,
+             "value of a name it reads is past 64 bits");
+    TU_OK(trd_grid_rule_compile("9223372036854775807 - M", &sig, NULL, "v", &r));
+    /* INT64_MIN divided by -1 fails (it trapped: SIGFPE), negated fails (it wrapped), and bounds min and max */
+    static const char *const past[] = {"(-9223372036854775807 - 1) / -1", "(-9223372036854775807 - 1) % -1",
+                                       "cdiv(-9223372036854775807 - 1, -1)", "-(-9223372036854775807 - 1)"};
+    for (size_t i = 0; i < TU_LEN(past); i++) {
+        TU_OK(trd_grid_rule_compile(past[i], &sig, NULL, "v", &r));
+        TU_FAILS(trd_grid_rule_eval(&r, args, 4, "k", g), TRD_ERR_INVALID_ARGUMENT, "overflows 64 bits");
+    }
+    TU_OK(trd_grid_rule_compile("max(min(-9223372036854775807 - 1, -1), 5), max(-9223372036854775807 - 1, -1) + 2",
+                                &sig, NULL, "v", &r));
+    TU_OK(trd_grid_rule_eval(&r, args, 4, "k", g));
+    ck_assert(g[0] == 5 && g[1] == 1 && g[2] == 1);
     TU_OK(trd_grid_rule_compile("M / Z", &sig, "Z=0", "v", &r));
     TU_FAILS(trd_grid_rule_eval(&r, args, 4, "k", g), TRD_ERR_INVALID_ARGUMENT, "divides by zero");
     TU_OK(trd_grid_rule_compile("M * 4294967296", &sig, NULL, "v", &r));
