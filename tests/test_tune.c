@@ -18,20 +18,6 @@
 #define BLOCK 256
 #define ALPHA 1.5f
 
-static void *slurp(const char *path, uint64_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    void *p = malloc((size_t)n);
-    ck_assert(p && fread(p, 1, (size_t)n, f) == (size_t)n);
-    fclose(f);
-    *size = (uint64_t)n;
-    return p;
-}
-
 static const char *tune_so(const char *which)
 {
     return tu_path("%s/tests/host/.libs/tune_%s.so", tu_builddir(), which);
@@ -44,8 +30,8 @@ static void *variants_bundle(const char *const *which, uint32_t n, uint64_t *siz
     trd_bundle_target_t targets[8];
     trd_bundle_variant_t vars[8];
     for (uint32_t i = 0; i < n; i++) {
-        uint64_t len;
-        images[i] = slurp(strcmp(which[i], "broken") ? tune_so(which[i]) : tu_undeclared_kernel(), &len);
+        size_t len;
+        images[i] = tu_read_file(strcmp(which[i], "broken") ? tune_so(which[i]) : tu_undeclared_kernel(), &len);
         targets[i] = (trd_bundle_target_t){.struct_size = sizeof targets[i], .format = TRD_FORMAT_HOST_SO,
                                            .arch = "x86_64", .image = images[i], .image_size = len};
         vars[i] = (trd_bundle_variant_t){.struct_size = sizeof vars[i], .num_targets = 1, .targets = &targets[i],
@@ -192,8 +178,8 @@ START_TEST(bundle_of_variants)
         ck_assert_uint_eq(ki.num_targets, 1);
         trd_target_info_t ti = {.struct_size = sizeof ti};
         TU_OK(trd_kernel_target_info(vk, 0, &ti));
-        uint64_t len;
-        void *img = slurp(v == 2 ? tu_undeclared_kernel() : tune_so(which[v]), &len);
+        size_t len;
+        void *img = tu_read_file(v == 2 ? tu_undeclared_kernel() : tune_so(which[v]), &len);
         ck_assert(ti.size == len && memcmp(ti.image, img, len) == 0);
         free(img);
         uint32_t sub = 0;
@@ -213,8 +199,8 @@ START_TEST(bundle_of_variants)
     trd_kernel_destroy(k);
     trd_free(data);
     /* one variant without a config is the old format, byte for byte */
-    uint64_t len;
-    void *img = slurp(tune_so("fast"), &len);
+    size_t len;
+    void *img = tu_read_file(tune_so("fast"), &len);
     trd_bundle_target_t t = {.struct_size = sizeof t, .format = TRD_FORMAT_HOST_SO, .arch = "x86_64", .image = img,
                              .image_size = len};
     trd_bundle_variant_t one = {.struct_size = sizeof one, .num_targets = 1, .targets = &t};
@@ -363,15 +349,6 @@ static void tune_file(const char *dir, char *name, size_t cap)
     ck_assert_int_eq(found, 1);
 }
 
-static char *file_text(const char *path)
-{
-    uint64_t n;
-    char *p = slurp(path, &n);
-    p = realloc(p, n + 1);
-    p[n] = '\0';
-    return p;
-}
-
 /* One runtime with its cache directory, whose tune/<name> holds what `make` puts there (make NULL: nothing);
  * returns the variant a first launch chose, after checking its output. */
 static uint32_t launch_with_file(const char *tag, const char *name, void (*make)(const char *path))
@@ -480,7 +457,7 @@ START_TEST(tuner_cache_files)
     const char *dir = home_dir("tune-first");
     tune_file(dir, name, sizeof name);
     ck_assert_msg(strncmp(name, "tune_kernel-", 12) == 0 && strstr(name, "-x86_64.json"), "%s", name);
-    char *text = file_text(tu_path("%s/tune/%s", dir, name));
+    char *text = tu_read_file(tu_path("%s/tune/%s", dir, name), &(size_t){0});
     snprintf(kept, sizeof kept, "%s", text);
     free(text);
     ck_assert_msg(strstr(kept, "\"choice\": 2") && strstr(kept, "\"format\": \"trident-tune\"") &&
@@ -512,7 +489,7 @@ START_TEST(tuner_cache_files)
             ck_assert(S_ISDIR(st.st_mode));
             ck_assert_msg(strstr(logged, "kept in this process's memory only") != NULL, "%s", logged);
         } else {
-            text = file_text(path);
+            text = tu_read_file(path, &(size_t){0});
             ck_assert_msg(strstr(text, "\"choice\": 2") != NULL, "%s", text);
             free(text);
         }
@@ -582,7 +559,7 @@ START_TEST(tuner_caller_launch)
                   "%s", logged);
     char name[512];
     tune_file(dir, name, sizeof name);
-    char *text = file_text(tu_path("%s/tune/%s", dir, name));
+    char *text = tu_read_file(tu_path("%s/tune/%s", dir, name), &(size_t){0});
     ck_assert_msg(strstr(text, "\"choice\": 2") != NULL, "%s", text);
     free(text);
     /* another tuner, the same identity: the choice from memory, no benchmark, only the chosen launch */
@@ -676,8 +653,8 @@ END_TEST
 START_TEST(tuner_grid_rules)
 {
     trd_runtime_t *rt = tu_runtime(NULL, NULL);
-    uint64_t lens[2];
-    void *imgs[2] = {slurp(tune_so("slow"), &lens[0]), slurp(tune_so("fast"), &lens[1])};
+    size_t lens[2];
+    void *imgs[2] = {tu_read_file(tune_so("slow"), &lens[0]), tu_read_file(tune_so("fast"), &lens[1])};
     trd_bundle_target_t t[2];
     trd_bundle_variant_t v[2];
     for (int i = 0; i < 2; i++) {

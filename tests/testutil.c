@@ -147,6 +147,23 @@ int tu_cli(const char *env, char *out, size_t cap, const char *fmt, ...)
     return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
 }
 
+void *tu_read_file(const char *path, size_t *size)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_msg(f != NULL, "cannot open %s", path);
+    ck_assert_int_eq(fseek(f, 0, SEEK_END), 0);
+    long n = ftell(f);
+    ck_assert_msg(n >= 0, "cannot size %s", path);
+    ck_assert_int_eq(fseek(f, 0, SEEK_SET), 0);
+    char *p = malloc((size_t)n + 1);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_msg(fread(p, 1, (size_t)n, f) == (size_t)n, "cannot read %s", path);
+    fclose(f);
+    p[n] = '\0';
+    *size = (size_t)n;
+    return p;
+}
+
 const char *tu_scratch_dir(const char *name)
 {
     static char dirs[4][4096];

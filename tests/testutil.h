@@ -63,6 +63,9 @@ void tu_fill_i32(int32_t *a, size_t n, uint64_t seed); /* uniform in [-1000, 100
  * hang fails the test (exit 124) instead of stalling the suite. env may be NULL or "A=1 B=2" (shell words).
  * The output goes to out (cap bytes, NUL-terminated); returns the exit status, -1 when killed by a signal. */
 int tu_cli(const char *env, char *out, size_t cap, const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+/* A whole file's bytes (failing the test when it cannot be read), NUL-terminated so that a text file is a string;
+ * *size counts the bytes without the NUL. The caller frees it. */
+void *tu_read_file(const char *path, size_t *size);
 /* A fresh empty directory under the build tree's tests/home, for files a test makes (the last 4 stay valid). */
 const char *tu_scratch_dir(const char *name);
 

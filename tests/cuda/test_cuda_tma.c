@@ -618,22 +618,6 @@ struct call {
 
 static _Alignas(256) uint16_t in_a[100 * 80 + 64], in_b[100 * 80 + 64], out_buf[16];
 
-static char *read_file(const char *path, size_t *len)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *data = malloc((size_t)n + 1);
-    ck_assert_ptr_nonnull(data);
-    ck_assert_uint_eq(fread(data, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    data[n] = '\0';
-    *len = (size_t)n;
-    return data;
-}
-
 static void set_tma(struct call *c, int k, const int64_t *shape, const int64_t *strides, const int64_t *block,
                     int64_t type, int64_t size, int64_t swizzle)
 {
@@ -723,8 +707,8 @@ static struct call *call_new(void)
     struct call *c = calloc(1, sizeof *c);
     ck_assert_ptr_nonnull(c);
     size_t clen, mlen;
-    char *cubin = read_file(tu_path("%s/add_kernel.cubin", tu_fixture("cuda", "add_fp32")), &clen);
-    char *meta = read_file(tu_path("%s/add_kernel.json", tu_fixture("cuda", "add_fp32")), &mlen);
+    char *cubin = tu_read_file(tu_path("%s/add_kernel.cubin", tu_fixture("cuda", "add_fp32")), &clen);
+    char *meta = tu_read_file(tu_path("%s/add_kernel.json", tu_fixture("cuda", "add_fp32")), &mlen);
     trd_bundle_target_t t = {.struct_size = sizeof t, .format = TRD_FORMAT_CUBIN, .backend = "cuda", .arch = "sm90",
                              .image = cubin, .image_size = clen, .metadata = meta};
     TU_OK(trd_bundle_write("add_kernel", SIG, &t, 1, &c->bundle, &c->bundle_size));

@@ -205,20 +205,6 @@ static const char *gfx1100_hsaco(void)
     return tu_path("%s/tests/fixtures/amdgpu/add_kernel_gfx1100.hsaco", tu_srcdir());
 }
 
-static void *read_file(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    void *p = malloc((size_t)n);
-    ck_assert(p && fread(p, 1, (size_t)n, f) == (size_t)n);
-    fclose(f);
-    *size = (size_t)n;
-    return p;
-}
-
 /* Triton-style metadata for add_kernel on a HIP target, in one of a few
  * rotating buffers. */
 static const char *add_meta(const char *arch, int warp_size, int num_warps, int num_ctas, const char *extra)
@@ -238,7 +224,7 @@ static trd_kernel_t *raw_kernel(trd_runtime_t *rt, const char *hsaco, const char
                                 const char *meta)
 {
     size_t n;
-    void *img = read_file(hsaco, &n);
+    void *img = tu_read_file(hsaco, &n);
     trd_kernel_desc_t d = {.struct_size = sizeof d, .source = TRD_SOURCE_IMAGE, .data = img, .size = n,
                            .name = name, .signature = "*fp32,*fp32,*fp32,i32", .metadata = meta,
                            .format = TRD_FORMAT_HSACO, .target = target};
@@ -642,9 +628,9 @@ START_TEST(test_wave32_and_wave64)
 {
     trd_runtime_t *rt = hip_runtime(6, THREE_DEVICES);
     size_t n942, n1100;
-    void *img942 = read_file(gfx942_hsaco(), &n942), *img1100 = read_file(gfx1100_hsaco(), &n1100);
+    void *img942 = tu_read_file(gfx942_hsaco(), &n942), *img1100 = tu_read_file(gfx1100_hsaco(), &n1100);
     size_t nmeta;
-    char *meta942 = read_file(tu_path("%s/add_kernel.json", tu_fixture("hip", "add_fp32")), &nmeta);
+    char *meta942 = tu_read_file(tu_path("%s/add_kernel.json", tu_fixture("hip", "add_fp32")), &nmeta);
     meta942 = realloc(meta942, nmeta + 1);
     meta942[nmeta] = '\0';
     trd_bundle_target_t t[2] = {
@@ -1012,7 +998,7 @@ START_TEST(test_invalid_image)
     trd_kernel_destroy(k);
     /* an entry the code object does not have */
     size_t n;
-    void *img = read_file(gfx942_hsaco(), &n);
+    void *img = tu_read_file(gfx942_hsaco(), &n);
     d.data = img;
     d.size = n;
     d.name = "sub_kernel";

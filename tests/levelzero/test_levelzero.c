@@ -123,21 +123,6 @@ static trd_device_t *device(trd_runtime_t *rt, const char *uri)
     return d;
 }
 
-static void *read_all(const char *path, size_t *size)
-{
-    FILE *f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    void *p = malloc((size_t)n + 1);
-    ck_assert(fread(p, 1, (size_t)n, f) == (size_t)n);
-    fclose(f);
-    ((char *)p)[n] = '\0';
-    *size = (size_t)n;
-    return p;
-}
-
 /* A fixture's metadata with `changes` (a JSON object) merged over it. */
 static char *fixture_meta(const char *base, const char *changes)
 {
@@ -160,7 +145,7 @@ static trd_kernel_t *fixture_kernel(trd_runtime_t *rt, const char *base, const c
                                     const trd_options_t *opts)
 {
     size_t size;
-    void *spv = read_all(spirv_fixture(tu_path("%s.spv", base)), &size);
+    void *spv = tu_read_file(spirv_fixture(tu_path("%s.spv", base)), &size);
     char *meta = fixture_meta(base, changes);
     trd_kernel_desc_t d = {
         .struct_size = sizeof d,
@@ -405,7 +390,7 @@ START_TEST(test_launch_add_bundle)
     trd_runtime_t *rt = runtime();
     trd_device_t *dev = device(rt, "levelzero:0");
     size_t size;
-    void *spv = read_all(spirv_fixture("add_kernel.spv"), &size);
+    void *spv = tu_read_file(spirv_fixture("add_kernel.spv"), &size);
     char *meta = fixture_meta("add_kernel", NULL);
     trd_bundle_target_t t = {.struct_size = sizeof t, .format = TRD_FORMAT_SPIRV, .backend = "xpu", .arch = "",
                              .image = spv, .image_size = size, .metadata = meta};
