@@ -127,15 +127,25 @@ TRD_API trd_status_t trd_kernel_variant_count(const trd_kernel_t *k, uint32_t *c
     return TRD_OK;
 }
 
+/* Variant `index` of k (0 is k itself). */
+static trd_status_t variant_at(const trd_kernel_t *k, uint32_t index, trd_kernel_t **out)
+{
+    if (index >= k->nvariants)
+        return trd_error_set(TRD_ERR_NOT_FOUND, "kernel '%s' has %u variant%s: no variant %u", k->src.name,
+                             k->nvariants, k->nvariants == 1 ? "" : "s", index);
+    *out = index ? k->variants[index] : (trd_kernel_t *)k;
+    return TRD_OK;
+}
+
 TRD_API trd_status_t trd_kernel_variant_grid(const trd_kernel_t *k, uint32_t index, const trd_arg_t *args,
                                              uint32_t num_args, uint32_t grid[3])
 {
     if (!k || !grid)
         return trd_error_set(TRD_ERR_INVALID_ARGUMENT, "trd_kernel_variant_grid: NULL argument");
-    if (index >= k->nvariants)
-        return trd_error_set(TRD_ERR_NOT_FOUND, "kernel '%s' has %u variant%s: no variant %u", k->src.name,
-                             k->nvariants, k->nvariants == 1 ? "" : "s", index);
-    const trd_kernel_t *vk = index ? k->variants[index] : k;
+    trd_kernel_t *vk = NULL;
+    trd_status_t st = variant_at(k, index, &vk);
+    if (st != TRD_OK)
+        return st;
     if (!vk->grid_rule)
         return trd_error_set(TRD_ERR_NOT_FOUND, "kernel '%s': variant %u has no launch dimensions rule", k->src.name,
                              index);
@@ -149,10 +159,9 @@ TRD_API trd_status_t trd_kernel_variant(trd_kernel_t *k, uint32_t index, trd_var
     trd_status_t st = trd_struct_check(info->struct_size, sizeof(trd_variant_info_t), "trd_variant_info_t");
     if (st != TRD_OK)
         return st;
-    if (index >= k->nvariants)
-        return trd_error_set(TRD_ERR_NOT_FOUND, "kernel '%s' has %u variant%s: no variant %u", k->src.name,
-                             k->nvariants, k->nvariants == 1 ? "" : "s", index);
-    trd_kernel_t *vk = index ? k->variants[index] : k;
+    trd_kernel_t *vk = NULL;
+    if ((st = variant_at(k, index, &vk)) != TRD_OK)
+        return st;
     trd_variant_info_t v = {.struct_size = sizeof v, .index = index, .kernel = vk,
                             .config = vk->config ? vk->config : "", .grid = vk->grid_text ? vk->grid_text : ""};
     trd_struct_fill(info, &v, sizeof v);

@@ -64,8 +64,10 @@ int main(int argc, char **argv)
     CHECK(trd_kernel_create(rt, &desc, &k));
     uint32_t nv = 0;
     CHECK(trd_kernel_variant_count(k, &nv));
-    if (nv > MAX_VARIANTS)
+    if (nv > MAX_VARIANTS) {
+        fprintf(stderr, "tune_matmul: %s has %u variants; this example takes at most %d\n", bundle, nv, MAX_VARIANTS);
         return 1;
+    }
     /* each variant's grid follows from its block sizes */
     uint32_t grids[3 * MAX_VARIANTS];
     const char *configs[MAX_VARIANTS];
