@@ -100,7 +100,8 @@ def test_format_table_is_base_formats_c():
 
 
 # trident.jax.host_ffi's structs: the C API's struct tag, and the C names of members named otherwise
-_FFI_STRUCTS = {"_ExtensionBase": ("XLA_FFI_Extension_Base", {}), "_ApiVersion": ("XLA_FFI_Api_Version", {}),
+# XLA_FFI_Extension_Base became XLA_FFI_InternalExtension in FFI API 0.4 (jaxlib 0.11), one layout under both
+_FFI_STRUCTS = {"_ExtensionBase": (("XLA_FFI_InternalExtension", "XLA_FFI_Extension_Base"), {}), "_ApiVersion": ("XLA_FFI_Api_Version", {}),
                 "_ErrorCreateArgs": ("XLA_FFI_Error_Create_Args", {}),
                 "_Api": ("XLA_FFI_Api", {"Error_Create": "XLA_FFI_Error_Create"}),
                 "_Buffer": ("XLA_FFI_Buffer", {}), "_ByteSpan": ("XLA_FFI_ByteSpan", {}),
@@ -147,6 +148,8 @@ def test_host_ffi_is_xlas_ffi_c_api():
     exprs, ours, what = [], [], []
     for cls, tag, renames in checked:
         names = [renames.get(f[0], f[0]) for f in cls._fields_]
+        if isinstance(tag, tuple):   # the name this header gives it
+            tag = next((t for t in tag if re.search(r"struct\s+" + t + r"\s*\{", header)), tag[-1])
         c_members = c_probe.members(header, tag)
         assert names == c_members[:len(names)], f"{cls.__name__}: the first members of {tag}"
         layout = c_probe.layout_exprs(f"struct {tag}", names)
