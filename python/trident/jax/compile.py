@@ -47,13 +47,15 @@ from triton.runtime.jit import JITFunction, create_function_from_signature
 from .. import _FORMAT_TABLE, Kernel, TridentError
 from .. import version as trident_version
 from . import cache as _cache
+from . import pdl as _pdl
 from . import triton_cache as _triton_cache
 from .dtypes import triton_dtype as _triton_dtype
 # the targets' names, for the layers above that reach them through this module
 from .platforms import CompileError, CpuKernels, Target, cpu_choice, override, platform_targets  # noqa: F401
 # what trident changes in, or works around in, Triton's internals (BinderDtype also for interpret.py)
 from .triton_shims import (FRONT_END, BinderDtype, GluonJITFunction, NoTorchHipBackend, SerialASTSource,
-                           SerialGluonASTSource, compiling_for, native_specialize_without_torch, triton_key_once)
+                           SerialGluonASTSource, compiling_for, native_specialize_without_torch, ptx_patched,
+                           triton_key_once)
 
 TRITON_VERSION = triton.__version__
 # (major, minor) of the installed release: the launch layout of host tensor descriptors follows it
@@ -442,7 +444,7 @@ def compile_key(fn: Any, t: Target, signature: dict, constexprs: dict, attrs: di
         repr(sorted((k, _canonical(v)) for k, v in attrs.items())),
         repr(sorted((k, _canonical(v)) for k, v in opts.items())),
         repr(_extern_libs_digest(options.get("extern_libs"))),
-        t.backend, repr(t.arch), str(t.warp_size), repr(env),
+        t.backend, repr(t.arch), str(t.warp_size), repr(env), "pdl" if _pdl.wanted(t, options) else "",
     ]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
@@ -494,14 +496,22 @@ def compile_for(fn: Any, t: Target, spec: Specialization, options: dict[str, Any
         return _compiled.put(key, kept)
     src_cls = SerialGluonASTSource if is_gluon(fn) else SerialASTSource
     src = src_cls(fn, signature, constexprs, attrs)
+    topts = dict(options)
+    pdl = _pdl.wanted(t, options)
+    if pdl:   # launched with PDL, waiting for what runs before it at its entry (pdl.py)
+        topts["launch_pdl"] = True
+        src.patch_mark = _pdl.MARK
     triton_key_once()
 
     def run() -> Any:
-        return triton.compile(src, target=t.gpu_target(), options=dict(options))
+        with ptx_patched(_pdl.patch_ptx) if pdl else contextlib.nullcontext():
+            return triton.compile(src, target=t.gpu_target(), options=dict(topts))
 
     with compiling_for(t), LANGUAGE.shared():
-        ck, meta_text, meta, images = _triton_cache.compile_checked(run, src, t.gpu_target(), options,
+        ck, meta_text, meta, images = _triton_cache.compile_checked(run, src, t.gpu_target(), topts,
                                                                     fn.__name__, _IMAGES.get(t.backend, ()))
+    if pdl:
+        _check_pdl(ck, fn.__name__, t)
     _dump(fn, key, ck)
     sig = signature_text(launch_leaves(fn, spec, meta.get("tensordesc_meta")))
     kernels = [Kernel(image, name=meta["name"], signature=sig, metadata=meta_text, format=_FORMAT_OF_EXT[ext],
@@ -512,6 +522,21 @@ def compile_for(fn: Any, t: Target, spec: Specialization, options: dict[str, Any
     k = Kernel.combine(kernels) if len(kernels) > 1 else kernels[0]
     _cache.store_kernel(key, dict(identity, triton_hash=str(meta.get("hash", ""))), k.bundle())
     return _compiled.put(key, Compiled(k, meta, key))
+
+
+def _check_pdl(ck: Any, name: str, t: Target) -> None:
+    """A kernel launched with PDL must wait at its entry: the PTX of the compilation Triton gave says so, or the
+    compilation is refused (another stages hook replaced trident's while it compiled, or a damaged cache)."""
+    path = next((p for n, p in ck.metadata_group.items() if n.endswith(".ptx")), None)
+    try:
+        ptx = _cache.read_regular(path, 1 << 30).decode("utf-8", "replace") if path else ""
+    except OSError:
+        ptx = ""
+    if not _pdl.is_patched(ptx):
+        raise CompileError(f"kernel '{name}' for {t}: compiled for programmatic dependent launch, but its PTX "
+                           f"({path or 'none in the compilation'}) does not wait at its entry: Triton's "
+                           f"add_stages_inspection_hook was replaced while it compiled? Set {_pdl.ENV}=0 to compile "
+                           f"without PDL")
 
 
 def _identity(fn: Any, t: Target, options: dict[str, Any]) -> dict[str, str]:

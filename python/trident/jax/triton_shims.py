@@ -21,15 +21,21 @@ written or checked against.
   for and refuses everything else, so compiling never initialises Triton's runtime driver (torch, its C
   utilities, the GPU).
 - triton_key_once: triton.runtime.cache.triton_key, made by one thread (3.6 .. 3.9).
+- ptx_patched: passes the PTX a compilation on this thread makes through a function before ptxas, through
+  triton.knobs.runtime.add_stages_inspection_hook (3.6 .. 3.9; installed only while trident compiles with it,
+  chained to a hook already set), and marks the source (its hash(), hence Triton's cache key: 3.6 calls the
+  hook for the pipeline but not for the key) so that Triton's cache keeps the patched compilation apart.
 
 compile.py holds the rest (binding, specialization, the compile key and the caches).
 """
 from __future__ import annotations
 
 import contextlib
+import contextvars
+import hashlib
 import sys
 import threading
-from typing import Any
+from typing import Any, Callable, Optional
 
 import triton
 import triton.language as tl
@@ -119,11 +125,17 @@ FRONT_END = threading.RLock()
 
 
 def _serial(src_cls: Any) -> Any:
-    """src_cls (ASTSource, GluonASTSource) whose make_ir, the step that parses the source, holds FRONT_END."""
+    """src_cls (ASTSource, GluonASTSource) whose make_ir, the step that parses the source, holds FRONT_END, and
+    whose hash() names the patch ptx_patched applies (its `patch_mark`, None for none)."""
     def make_ir(self: Any, *args: Any, **kwargs: Any) -> Any:
         with FRONT_END:
             return src_cls.make_ir(self, *args, **kwargs)
-    return type(src_cls.__name__, (src_cls,), {"make_ir": make_ir, "__doc__": _serial.__doc__})
+
+    def hash(self: Any) -> str:
+        h = src_cls.hash(self)
+        return hashlib.sha256(f"{h}-{self.patch_mark}".encode()).hexdigest() if self.patch_mark else h
+    return type(src_cls.__name__, (src_cls,), {"make_ir": make_ir, "hash": hash, "patch_mark": None,
+                                               "__doc__": _serial.__doc__})
 
 
 SerialASTSource = _serial(triton.compiler.ASTSource)
@@ -206,3 +218,52 @@ def compiling_for(t: Target):
         yield
     finally:
         _compiling.target = prev
+
+
+# ------------------------------------------------------------- a PTX patch, through Triton's stages hook
+
+_ptx_patch: contextvars.ContextVar[Optional[Callable[[str], str]]] = contextvars.ContextVar("trident_ptx_patch",
+                                                                                          default=None)
+_hook_lock = threading.Lock()
+_hook_users = 0
+_hook_prev: Any = None
+
+
+def _stages_hook(*args: Any) -> Any:
+    prev = _hook_prev
+    if not args:
+        # Triton 3.7+ asks what the pipeline adds to a compile key: nothing of ours (the source's hash names the
+        # patch, for 3.6 too)
+        return prev() if prev is not None else ("", "")
+    if prev is not None:
+        prev(*args)
+    patch = _ptx_patch.get()
+    stages = args[1]
+    if patch is not None and "ptx" in stages:
+        make_ptx = stages["ptx"]
+        stages["ptx"] = lambda src, metadata: patch(make_ptx(src, metadata))
+
+
+@contextlib.contextmanager
+def ptx_patched(patch: Callable[[str], str]):
+    """While it lasts, a triton.compile on this thread passes the PTX it makes through patch before ptxas; its
+    source must carry a patch_mark (SerialASTSource), or Triton's cache mixes patched and plain compilations. The
+    hook is Triton's only while some thread compiles with it (a hook set meanwhile by others is left in place)."""
+    global _hook_users, _hook_prev
+    from triton import knobs
+    with _hook_lock:
+        if _hook_users == 0:
+            _hook_prev = knobs.runtime.add_stages_inspection_hook
+            knobs.runtime.add_stages_inspection_hook = _stages_hook
+        _hook_users += 1
+    token = _ptx_patch.set(patch)
+    try:
+        yield
+    finally:
+        _ptx_patch.reset(token)
+        with _hook_lock:
+            _hook_users -= 1
+            if _hook_users == 0:
+                if knobs.runtime.add_stages_inspection_hook is _stages_hook:
+                    knobs.runtime.add_stages_inspection_hook = _hook_prev
+                _hook_prev = None

@@ -1,0 +1,143 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Programmatic dependent launch for the kernels trident.jax compiles (pdl.py): an sm90 kernel whose caller chose
+no launch_pdl is compiled with it and waits at its entry before any instruction of its own; every other kernel
+is compiled as Triton compiles it; Triton's cache keeps the two apart; TRIDENT_JAX_PDL=0 turns it off. Compiled
+for sm90 with the installed Triton, without a GPU (the GPU suite launches every kernel so)."""
+import re
+
+import jax
+import jax.numpy as jnp
+import pytest
+import triton
+import triton.language as tl
+from triton.backends.compiler import GPUTarget
+
+import trident.jax as jt
+from trident.jax import pdl
+
+X = jnp.zeros((1024,), jnp.float32)
+
+
+@triton.jit
+def pdl_add_kernel(x_ptr, y_ptr, out_ptr, n_elements, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n_elements
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=mask) + tl.load(y_ptr + offs, mask=mask), mask=mask)
+
+
+def compile_add(target="sm90", **kw):
+    jt.triton_call(X, X, kernel=pdl_add_kernel, out_shape=X, grid=(4,), n_elements=X.size, BLOCK=256, **kw)
+
+
+def sm90_of(kernel):
+    """(metadata, PTX text) of the kernel's sm90 images."""
+    ptx = next(t for t in kernel.targets if t.format == "ptx" and t.arch == "sm90")
+    assert any(t.format == "cubin" and t.arch == "sm90" for t in kernel.targets)
+    return ptx.metadata, ptx.image.decode()
+
+
+def waits_first(ptx):
+    """Whether the entry's first instructions are the trigger and the wait, before any load or store."""
+    body = ptx[ptx.index("{", ptx.index(".entry")) + 1:]
+    instructions = [ln.strip() for ln in body.splitlines()
+                    if ln.strip() and not re.match(r"(\.|//|\$|\{|\})", ln.strip())]
+    return instructions[:2] == ["griddepcontrol.launch_dependents;", "griddepcontrol.wait;"]
+
+
+def test_sm90_kernel_waits_at_its_entry_and_is_launched_with_pdl(record, fresh_cache, monkeypatch):
+    monkeypatch.delenv(pdl.ENV, raising=False)
+    with jt.targets("sm90", "sm80"):
+        compile_add()
+    meta, ptx = sm90_of(record[0].kernel)
+    assert meta["launch_pdl"] is True and waits_first(ptx)
+    assert ptx.count("griddepcontrol.wait;") == 1
+    sm80 = next(t for t in record[0].kernel.targets if t.format == "ptx" and t.arch == "sm80")
+    assert sm80.metadata["launch_pdl"] is False and "griddepcontrol" not in sm80.image.decode()
+
+
+@pytest.mark.parametrize("kw", [dict(launch_pdl=False), dict(launch_pdl=True), dict(launch_cooperative_grid=True)])
+def test_the_callers_choice_stands(kw, record, fresh_cache):
+    """launch_pdl given (either way: with True the kernel is the caller's to make safe, as in Triton) or a
+    cooperative launch: compiled as Triton compiles it."""
+    with jt.targets("sm90"):
+        compile_add(**kw)
+    meta, ptx = sm90_of(record[0].kernel)
+    assert meta["launch_pdl"] is kw.get("launch_pdl", False) and "griddepcontrol" not in ptx
+
+
+def test_env_turns_it_off_and_keys_the_cache(record, fresh_cache, monkeypatch):
+    monkeypatch.setenv(pdl.ENV, "0")
+    with jt.targets("sm90"):
+        compile_add()
+    meta, ptx = sm90_of(record[0].kernel)
+    assert meta["launch_pdl"] is False and "griddepcontrol" not in ptx
+    monkeypatch.setenv(pdl.ENV, "1")   # a new key: not served what was compiled without it
+    jax.clear_caches()                 # (JAX keeps what it lowered for the eager call)
+    with jt.targets("sm90"):
+        compile_add()
+    meta, ptx = sm90_of(record[1].kernel)
+    assert meta["launch_pdl"] is True and waits_first(ptx)
+    monkeypatch.setenv(pdl.ENV, "yes")
+    with jt.targets("sm90"), pytest.raises(ValueError, match="TRIDENT_JAX_PDL='yes'.*expected 0"):
+        compile_add(num_warps=2)
+
+
+def test_tritons_cache_keeps_patched_and_plain_apart(record, fresh_cache, monkeypatch):
+    """Triton's own compilation of the same source with launch_pdl (the caller's promise that it waits) is not
+    served trident's patched entry, nor trident Triton's; the stages hook is Triton's only while trident
+    compiles, and a hook of the caller's is chained and left in place."""
+    from triton import knobs
+    seen = []
+
+    def user_hook(*args):
+        if not args:
+            return "", ""
+        seen.append(args[3])
+    monkeypatch.setattr(knobs.runtime, "add_stages_inspection_hook", user_hook)
+    monkeypatch.setattr(knobs.compilation, "always_compile", False)
+    with jt.targets("sm90"):
+        compile_add(num_warps=8)
+    _, ptx = sm90_of(record[0].kernel)
+    assert waits_first(ptx) and seen and knobs.runtime.add_stages_inspection_hook is user_hook
+    src = triton.compiler.ASTSource(pdl_add_kernel, {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32",
+                                                     "n_elements": "i32", "BLOCK": "constexpr"}, {"BLOCK": 256})
+    plain = triton.compile(src, target=GPUTarget("cuda", 90, 32), options={"launch_pdl": True, "num_warps": 8})
+    assert plain.metadata.launch_pdl and "griddepcontrol" not in plain.asm["ptx"]
+
+
+PTX = """.version 8.4
+.target sm_90a
+.address_size 64
+
+.visible .entry first(
+\t.param .u64 first_param_0
+)
+.reqntid 128
+{
+\t.reg .b32 \t%r<3>;
+\t.reg .b64 \t%rd<2>;
+
+\t.loc\t1 4 0
+$L__func_begin0:
+\tld.param.u64 \t%rd1, [first_param_0];
+\tret;
+}
+.entry second(
+)
+{
+\tret;
+}
+"""
+
+
+def test_patch_ptx():
+    out = pdl.patch_ptx(PTX)
+    assert pdl.is_patched(out) and not pdl.is_patched(PTX)
+    first = out[out.index(".entry first"):out.index(".entry second")]
+    # after the declarations, before the first instruction
+    assert first.index("%rd<2>;") < first.index("griddepcontrol.launch_dependents;") < first.index("ld.param")
+    assert out.count("griddepcontrol.wait;") == 2 and out.replace(pdl._PROLOGUE, "") == PTX
+    with pytest.raises(jt.CompileError, match="no .entry"):
+        pdl.patch_ptx(".version 8.4\n.func f()\n{\nret;\n}\n")
+    with pytest.raises(jt.CompileError, match="'broken' has no body"):
+        pdl.patch_ptx(".entry broken(\n)\n")

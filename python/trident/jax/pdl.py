@@ -1,0 +1,81 @@
+# SPDX-License-Identifier: Apache-2.0
+"""Programmatic dependent launch (PDL) for the kernels trident.jax compiles for sm90 and newer.
+
+XLA launches its own kernels on sm90+ with PDL: a kernel is scheduled while the one before it still runs and
+waits (griddepcontrol.wait) before it touches memory, so the launch latency of a chain of kernels overlaps.
+Inside a command buffer XLA joins two kernel nodes with a PDL edge only where the second was made for it; a
+custom call's kernel that was not breaks the chain on both of its sides (bench/NOTES.md: 1.19x XLA's own
+fusion for the same add, 0.93x for the add compiled with launch_pdl and gdc_wait).
+
+A Triton kernel may be launched so only when it was compiled for it (launch_pdl) and waits itself. So where
+the caller did not choose launch_pdl, a kernel compiled here for sm90+ gets launch_pdl and, as the first
+instructions of its entry, griddepcontrol.launch_dependents and griddepcontrol.wait (in its PTX, before
+ptxas). The wait returns once every grid before it has finished and its memory is visible, before any
+instruction of the kernel's own: it reads and writes nothing earlier than it would without PDL. What changes
+is when it is scheduled, and that the kernel after it (when that one waits too) may be scheduled at once.
+TRIDENT_JAX_PDL=0 compiles kernels as Triton does.
+"""
+from __future__ import annotations
+
+import os
+import re
+from typing import Any, Mapping
+
+from .platforms import CompileError, Target
+
+ENV = "TRIDENT_JAX_PDL"
+MARK = "trident-entry-pdl-1"   # names a patched compilation in Triton's cache key (triton_shims.ptx_patched)
+MIN_ARCH = 90                  # griddepcontrol: sm_90, PTX 7.8
+_PROLOGUE = "\tgriddepcontrol.launch_dependents;\n\tgriddepcontrol.wait;\n"
+
+_ENTRY = re.compile(r"^[ \t]*(?:\.(?:visible|weak)[ \t]+)?\.entry[ \t]+([\w$]+)", re.M)
+# what may stand at the top of a body before its first instruction
+_DECL = re.compile(r"[ \t]*(?:\.(?:reg|local|shared|param|pragma|loc)\b[^\n]*)?(?://[^\n]*)?\n")
+
+
+def enabled() -> bool:
+    """TRIDENT_JAX_PDL: unset or 1, on; 0, off; anything else a ValueError naming it."""
+    v = os.environ.get(ENV, "1").strip()
+    if v not in ("0", "1"):
+        raise ValueError(f"{ENV}={os.environ[ENV]!r}: expected 0 (kernels compiled as Triton does) or 1 (PDL for "
+                         f"sm90+ kernels whose caller did not choose launch_pdl)")
+    return v == "1"
+
+
+def wanted(t: Target, options: Mapping[str, Any]) -> bool:
+    """Whether the kernel compiled for t with these options gets launch_pdl and the entry wait: CUDA sm90+, the
+    caller chose no launch_pdl (theirs stands either way) and no cooperative launch, TRIDENT_JAX_PDL not 0."""
+    if t.backend != "cuda" or not isinstance(t.arch, int) or t.arch < MIN_ARCH:
+        return False
+    if "launch_pdl" in options or options.get("launch_cooperative_grid"):
+        return False
+    return enabled()
+
+
+def patch_ptx(ptx: str) -> str:
+    """ptx with the prologue first in the body of every .entry (after the body's declarations); CompileError
+    where the text holds no entry, or an entry without a body."""
+    out, pos, n = [], 0, 0
+    for m in _ENTRY.finditer(ptx):
+        # the parameter list holds no braces: the first '{' after the name opens the body
+        brace = ptx.find("{", m.end())
+        if brace < 0:
+            raise CompileError(f"PDL: the PTX entry '{m.group(1)}' has no body")
+        at = ptx.find("\n", brace) + 1 or len(ptx)
+        while True:
+            d = _DECL.match(ptx, at)
+            if not d or d.end() == at:
+                break
+            at = d.end()
+        out += [ptx[pos:at], _PROLOGUE]
+        pos, n = at, n + 1
+    if not n:
+        raise CompileError("PDL: the PTX Triton made holds no .entry")
+    out.append(ptx[pos:])
+    return "".join(out)
+
+
+def is_patched(ptx: str) -> bool:
+    """Whether every entry of ptx begins with the prologue (a compilation made by patch_ptx)."""
+    entries = list(_ENTRY.finditer(ptx))
+    return bool(entries) and ptx.count(_PROLOGUE) >= len(entries)
