@@ -7,7 +7,12 @@ program of 1024 elements, 4 warps) through trident.jax.kernel_call (the
 committed sm90 fixture), through trident.jax.triton_call (compiled from
 source), through jax-triton (jaxlib's triton_kernel_call_ffi) when it is
 importable, through `floor` (the same cubin launched by the least an FFI
-handler can do, bench/ffi_floor.c: what any custom call costs), and XLA's own
+handler can do, bench/ffi_floor.c: what any custom call costs; XLA's command
+buffers stream-capture it), through `floor+record` (the same handler with the
+least a RECORD-stage handler can do: one create_launch, one update_launch when
+the buffers move; what any custom call recorded as a kernel node costs, and
+the yardstick of trident's own record handler's update cost; with command
+buffers off it is `floor`), and XLA's own
 add (kept unfused with optimization_barrier); per-call time = chain time /
 256, and the time until the jitted call returned (before its result is
 ready). Then the same runs with inputs that move: each execution gets one of
@@ -15,7 +20,9 @@ ready). Then the same runs with inputs that move: each execution gets one of
 XLA must update every command of its command buffer (a kernel node's
 arguments, or a custom call traced again) before each execution; a path's
 update cost is its moving per-call time less its static one, compared with
-XLA's own kernel's. With XLA's command buffers (CUDA graphs) on and off:
+XLA's own kernel's (floor+record's: the least any record handler's update
+costs, the rest being XLA's own per-custom-call update work). With XLA's
+command buffers (CUDA graphs) on and off:
 XLA_FLAGS is read
 at start-up, so each setting runs in fresh processes (3 each;
 BENCH_XLA_PROCESSES). Inside a process
@@ -76,8 +83,9 @@ MOVING_SETS = env_count("BENCH_XLA_MOVING_SETS", 20)
 RUNS = env_count("BENCH_XLA_RUNS", 50)
 PROCESSES = env_count("BENCH_XLA_PROCESSES", 3)   # per setting
 N = 1024
-ALL_PATHS = ("trident", "trident.jax", "trident.jax+pdl", "jax-triton", "floor", "xla")
-CHILD_PATHS = ("trident", "floor", "xla", "trident.jax")   # --ncu's and --updates' children, one path each
+ALL_PATHS = ("trident", "trident.jax", "trident.jax+pdl", "jax-triton", "floor", "floor+record", "xla")
+# --ncu's and --updates' children, one path each
+CHILD_PATHS = ("trident", "floor", "floor+record", "xla", "trident.jax")
 PATHS = tuple(os.environ.get("BENCH_XLA_PATHS", ",".join(ALL_PATHS)).split(","))   # a subset, for --ncu's children
 HERE = Path(__file__).resolve().parent
 SRC = HERE.parent
@@ -125,19 +133,18 @@ def build(which: str, sds):
                 x = tj.triton_call(x, y, N, kernel=pdl_kernels.add_out_pdl_kernel, out_shape=sds, grid=(1,),
                                    BLOCK=1024, num_warps=4, launch_pdl=True)
             return x
-    elif which == "floor":
+    elif which in ("floor", "floor+record"):
         # the same kernel through the least an FFI handler can do (bench/ffi_floor.c): the yardstick of what XLA
-        # does for any custom call
-        import ctypes
-        lib = ctypes.CDLL(str(floor_module()))
-        jax.devices()  # XLA's client first: the module goes into its (primary) context
-        cubin = SRC / "tests" / "fixtures" / "triton" / "cuda" / "add_out" / "add_out_kernel.cubin"
-        rc = lib.ffi_floor_load(str(cubin).encode(), b"add_out_kernel", N, 4, 0)
-        if rc:
-            why = "no libcuda.so.1, or the cubin cannot be read" if rc == -1 else f"CUresult {rc}"
-            raise RuntimeError(f"ffi_floor_load({cubin}): {why}")
-        jax.ffi.register_ffi_target("bench_ffi_floor_add", jax.ffi.pycapsule(lib.ffi_floor_add), platform="CUDA")
-        add = jax.ffi.ffi_call("bench_ffi_floor_add", sds)
+        # does for any custom call; floor+record adds the least a RECORD-stage handler can do (a kernel node of
+        # XLA's command buffer, updated in place when the buffers move), the yardstick of trident's record handler
+        lib = floor_lib()
+        target = "bench_ffi_floor_add"
+        if which == "floor+record":
+            why = lib.ffi_floor_record_register()
+            if why is not None:
+                raise RuntimeError(f"ffi_floor_record_register: {why.decode(errors='replace')}")
+            target = "bench_ffi_floor_add_record"
+        add = jax.ffi.ffi_call(target, sds)
 
         def chain(x, y):
             for _ in range(CHAIN):
@@ -151,12 +158,36 @@ def build(which: str, sds):
     return jax.jit(chain)
 
 
+_floor_lib = []
+
+
+def floor_lib():
+    """bench/ffi_floor.c's module with the add kernel loaded and bench_ffi_floor_add registered on CUDA (whose
+    metadata query gives the module XLA's API table, for ffi_floor_record_register): once a process."""
+    if _floor_lib:
+        return _floor_lib[0]
+    import ctypes
+    import jax
+    lib = ctypes.CDLL(str(floor_module()))
+    lib.ffi_floor_record_register.restype, lib.ffi_floor_record_register.argtypes = ctypes.c_char_p, []
+    jax.devices()  # XLA's client first: the module goes into its (primary) context
+    cubin = SRC / "tests" / "fixtures" / "triton" / "cuda" / "add_out" / "add_out_kernel.cubin"
+    rc = lib.ffi_floor_load(str(cubin).encode(), b"add_out_kernel", N, 4, 0)
+    if rc:
+        why = {-1: "no libcuda.so.1, or the cubin cannot be read", -2: "loaded already (its registration failed "
+               "after the load)"}.get(rc, f"CUresult {rc}")
+        raise RuntimeError(f"ffi_floor_load({cubin}): {why}")
+    jax.ffi.register_ffi_target("bench_ffi_floor_add", jax.ffi.pycapsule(lib.ffi_floor_add), platform="CUDA")
+    _floor_lib.append(lib)
+    return lib
+
+
 def floor_module() -> Path:
     """bench/.libs/ffi_floor.so of the build tree (TRD_BUILDDIR, else build/ in the source tree)."""
     build = Path(os.environ.get("TRD_BUILDDIR", SRC / "build"))
     path = build / "bench" / ".libs" / "ffi_floor.so"
     if not path.exists():
-        raise FileNotFoundError(f"{path}: build with CUDA and XLA (the floor path's module)")
+        raise FileNotFoundError(f"{path}: build with CUDA and XLA (the floor paths' module)")
     return path
 
 

@@ -1,33 +1,64 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* ffi_floor.c: the least an XLA FFI handler can do to launch a kernel, for bench_xla's `floor` path.
+/* ffi_floor.c: the least an XLA FFI handler can do to launch a kernel, for bench_xla's `floor` and
+ * `floor+record` paths.
  *
- * One handler, ffi_floor_add: no attributes, no state, no checks; it takes XLA's stream and the three buffers'
- * addresses and calls cuLaunchKernel on a function loaded beforehand (ffi_floor_load, from Python through ctypes,
- * with XLA's device context current). Whatever a call of it costs inside jax.jit beyond XLA's own kernel is what
- * XLA does for any custom call; trident's handler costs at least that. Not a part of trident: a benchmark's
- * yardstick, built as a module next to bench_xla. */
+ * ffi_floor_add: no attributes, no state, no checks; it takes XLA's stream and the three buffers' addresses and
+ * calls cuLaunchKernel on a function loaded beforehand (ffi_floor_load, from Python through ctypes, with XLA's
+ * device context current). Whatever a call of it costs inside jax.jit beyond XLA's own kernel is what XLA does for
+ * any custom call; trident's handler costs at least that. Under XLA's command buffers XLA stream-captures it (a
+ * child graph, traced again when the buffers move).
+ *
+ * ffi_floor_record: the least a RECORD-stage handler can do (FFI API 0.4 with record_c_api.h): on Create one
+ * create_launch of the same cubin (the image ffi_floor_load read, kept alive: XLA caches loaded kernels by name and
+ * pointer), on Update one update_launch with the new addresses. ffi_floor_record_register registers it as the
+ * target bench_ffi_floor_add_record through XLA's API table (jax's register_ffi_target drops a bundle's record
+ * handler; the table is the one ffi_floor_add's metadata query saw). What moving inputs cost a call on that path
+ * is XLA's own per-custom-call update work: trident's record handler (xla/record.c) costs at least that.
+ *
+ * Not a part of trident: a benchmark's yardstick, built as a module next to bench_xla. */
 #include <cuda.h>
 #include <dlfcn.h>
 #include <stddef.h>
+#include <stdatomic.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "xla/ffi/api/c_api.h"
+/* the RECORD stage (API 0.4) with its record extension (record_c_api.h): as libtrident_xla's xla/ffi.h */
+#if XLA_FFI_API_MINOR >= 4 && defined(__has_include)
+#if __has_include(<xla/ffi/api/record_c_api.h>)
+#include <xla/ffi/api/record_c_api.h>
+#define FLOOR_HAVE_RECORD 1
+#endif
+#endif
+#ifndef FLOOR_HAVE_RECORD
+#define FLOOR_HAVE_RECORD 0
+#endif
 
 #define FLOOR_API __attribute__((visibility("default")))
 FLOOR_API int ffi_floor_load(const char *path, const char *name, int n, int warps, int shared_bytes);
 FLOOR_API XLA_FFI_Error *ffi_floor_add(XLA_FFI_CallFrame *f);
+FLOOR_API const char *ffi_floor_record_register(void);
 
 static CUresult (*launch)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream,
                           void **, void **);
 static CUfunction fn;
 static unsigned threads, shared;
 static int count;
+/* the cubin and the kernel's name, kept for the record handler's create_launch */
+static char *image, *entry;
+static size_t image_size;
+/* XLA's API table, from ffi_floor_add's metadata query at its registration: ffi_floor_record_register's */
+static _Atomic(const XLA_FFI_Api *) table;
 
-/* Loads `name` from the cubin at `path` into device 0's primary context (XLA's). 0 on success, else a CUresult or
- * -1 (no libcuda, unreadable file). */
+/* Loads `name` from the cubin at `path` into device 0's primary context (XLA's), once a process. 0 on success, else
+ * a CUresult, -1 (no libcuda, unreadable file, no memory) or -2 (loaded already). */
 FLOOR_API int ffi_floor_load(const char *path, const char *name, int n, int warps, int shared_bytes)
 {
+    if (image)
+        return -2;
     void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
     if (!h)
         return -1;
@@ -48,22 +79,28 @@ FLOOR_API int ffi_floor_load(const char *path, const char *name, int n, int warp
     fseek(f, 0, SEEK_END);
     long size = ftell(f);
     rewind(f);
-    char *image = size > 0 ? malloc((size_t)size) : NULL;
-    int ok = image && fread(image, 1, (size_t)size, f) == (size_t)size;
+    char *bytes = size > 0 ? malloc((size_t)size) : NULL;
+    size_t len = strlen(name) + 1;
+    char *copy = malloc(len);
+    int ok = bytes && copy && fread(bytes, 1, (size_t)size, f) == (size_t)size;
     fclose(f);
     if (!ok) {
-        free(image);
+        free(copy);
+        free(bytes);
         return -1;
     }
     CUcontext ctx;
     CUmodule mod;
     CUresult r;
     if ((r = retain(&ctx, 0)) != CUDA_SUCCESS || (r = set(ctx)) != CUDA_SUCCESS ||
-        (r = load(&mod, image)) != CUDA_SUCCESS || (r = get(&fn, mod, name)) != CUDA_SUCCESS) {
-        free(image);
+        (r = load(&mod, bytes)) != CUDA_SUCCESS || (r = get(&fn, mod, name)) != CUDA_SUCCESS) {
+        free(copy);
+        free(bytes);
         return (int)r;
     }
-    free(image);
+    entry = memcpy(copy, name, len);
+    image = bytes;
+    image_size = (size_t)size;
     count = n;
     threads = (unsigned)warps * 32u;
     shared = (unsigned)shared_bytes;
@@ -84,8 +121,8 @@ static XLA_FFI_Error *fail(const XLA_FFI_Api *api, const char *msg)
     return api->XLA_FFI_Error_Create(&a);
 }
 
-/* out = x + y over `count` elements: (x, y) -> out; the kernel takes (x, y, n, out) and two scratch pointers (null). */
-FLOOR_API XLA_FFI_Error *ffi_floor_add(XLA_FFI_CallFrame *f)
+/* 1 when `f` is XLA's metadata query (at registration): answers it and keeps XLA's API table. */
+static int metadata_query(XLA_FFI_CallFrame *f)
 {
     for (floor_ext *e = f->extension_start; e; e = e->next) {
         if (e->type == XLA_FFI_Extension_Metadata) {
@@ -94,9 +131,18 @@ FLOOR_API XLA_FFI_Error *ffi_floor_add(XLA_FFI_CallFrame *f)
             m->api_version = (XLA_FFI_Api_Version){XLA_FFI_Api_Version_STRUCT_SIZE, NULL, XLA_FFI_API_MAJOR,
                                                    minor < XLA_FFI_API_MINOR ? minor : XLA_FFI_API_MINOR};
             m->traits = XLA_FFI_HANDLER_TRAITS_COMMAND_BUFFER_COMPATIBLE;
-            return NULL;
+            atomic_store(&table, f->api);
+            return 1;
         }
     }
+    return 0;
+}
+
+/* out = x + y over `count` elements: (x, y) -> out; the kernel takes (x, y, n, out) and two scratch pointers (null). */
+FLOOR_API XLA_FFI_Error *ffi_floor_add(XLA_FFI_CallFrame *f)
+{
+    if (metadata_query(f))
+        return NULL;
     if (f->stage != XLA_FFI_ExecutionStage_EXECUTE)
         return NULL;
     if (!fn || f->args.size != 2 || f->rets.size != 1 || f->args.types[0] != XLA_FFI_ArgType_BUFFER ||
@@ -114,3 +160,102 @@ FLOOR_API XLA_FFI_Error *ffi_floor_add(XLA_FFI_CallFrame *f)
         return fail(f->api, "ffi_floor_add: cuLaunchKernel failed");
     return NULL;
 }
+
+/* ffi_floor_record_register's message (XLA's refusal copied before its error is destroyed) */
+static char refusal[512];
+
+/* 1 when the API table covers `field` (one added after 0.1) and has it (as xla/ffi.h's XLA_API_HAS) */
+#define API_HAS(api, field) \
+    ((api)->struct_size >= offsetof(XLA_FFI_Api, field) + sizeof(void *) && (api)->field != NULL)
+
+#if FLOOR_HAVE_RECORD
+
+static const uint64_t null_pointer; /* the value of Triton's two scratch pointers */
+
+/* RECORD: the launch becomes one kernel node of XLA's graph (Create) or gets the buffers' new addresses (Update).
+ * The argument list as xla/record.c's record_args builds it: buffers as device pointers, n and the two null
+ * scratch pointers by value. */
+static XLA_FFI_Error *ffi_floor_record(XLA_FFI_CallFrame *f)
+{
+    if (metadata_query(f))
+        return NULL;
+    XLA_FFI_InvokeContext_FindExtension_Args fa = {XLA_FFI_InvokeContext_FindExtension_Args_STRUCT_SIZE, NULL,
+                                                   f->ctx, XLA_FFI_Extension_Record, NULL};
+    XLA_FFI_Error *err = f->api->XLA_FFI_InvokeContext_FindExtension(&fa);
+    if (err)
+        return err;
+    if (!fa.extension || fa.extension->id.major_version != XLA_FFI_Extension_Record_MajorVersion)
+        return fail(f->api, "ffi_floor_record: no record extension of the major version this header has");
+    const XLA_FFI_RecordFrame *rf = ((const XLA_FFI_Record_Extension *)fa.extension)->record_frame;
+    if (!fn || f->args.size != 2 || f->rets.size != 1)
+        return fail(f->api, "ffi_floor_record: call ffi_floor_load first; takes buffers (x, y) -> out");
+    const XLA_FFI_KernelArg args[6] = {
+        {((XLA_FFI_Buffer *)f->args.args[0])->data, 0, XLA_FFI_KernelArgType_DevicePtr},
+        {((XLA_FFI_Buffer *)f->args.args[1])->data, 0, XLA_FFI_KernelArgType_DevicePtr},
+        {&count, sizeof count, XLA_FFI_KernelArgType_HostValue},
+        {((XLA_FFI_Buffer *)f->rets.rets[0])->data, 0, XLA_FFI_KernelArgType_DevicePtr},
+        {&null_pointer, sizeof null_pointer, XLA_FFI_KernelArgType_HostValue},
+        {&null_pointer, sizeof null_pointer, XLA_FFI_KernelArgType_HostValue},
+    };
+    const XLA_FFI_KernelArgs list = {args, 6};
+    if (rf->action == XLA_FFI_RecordAction_Update)
+        return rf->api->update_launch(rf->record_ctx, rf->commands[0], &list);
+    if (*rf->num_commands >= rf->max_commands)
+        return fail(f->api, "ffi_floor_record: XLA's record frame has no room for the launch");
+    XLA_FFI_LaunchDims dims = {{1, 1, 1}, {(int32_t)threads, 1, 1}, {0, 0, 0}};
+    const XLA_FFI_Command *cmd = NULL;
+    if ((err = rf->api->create_launch(rf->record_ctx, entry, image, (int64_t)image_size, XLA_FFI_SourceFormat_CUBIN,
+                                      dims, shared, 0, &list, NULL, 0, &cmd)) != NULL)
+        return err;
+    rf->commands[(*rf->num_commands)++] = cmd;
+    return NULL;
+}
+
+/* Registers bench_ffi_floor_add_record on CUDA (execute ffi_floor_add, record ffi_floor_record) through XLA's API
+ * table; NULL on success, else why not. After jax.ffi.register_ffi_target of ffi_floor_add (which gives the table)
+ * and before the programs that name the target compile. */
+FLOOR_API const char *ffi_floor_record_register(void)
+{
+    static const char name[] = "bench_ffi_floor_add_record";
+    const XLA_FFI_Api *api = atomic_load(&table);
+    if (!api)
+        return "no API table yet: register ffi_floor_add with jax.ffi.register_ffi_target on CUDA first (its "
+               "metadata query gives XLA's table)";
+    if (api->api_version.minor_version < 4) {
+        snprintf(refusal, sizeof refusal, "this XLA speaks FFI API %d.%d, which has no RECORD stage (0.4: jaxlib "
+                 "0.11.1 and newer)", api->api_version.major_version, api->api_version.minor_version);
+        return refusal;
+    }
+    if (!API_HAS(api, XLA_FFI_Handler_Register) || !API_HAS(api, XLA_FFI_InvokeContext_FindExtension))
+        return "this XLA's API table lacks XLA_FFI_Handler_Register or XLA_FFI_InvokeContext_FindExtension";
+    XLA_FFI_Handler_Register_Args a = {
+        .struct_size = XLA_FFI_Handler_Register_Args_STRUCT_SIZE,
+        .name = {name, sizeof name - 1},
+        .platform = {"CUDA", 4},
+        .bundle = {.execute = ffi_floor_add, .record = ffi_floor_record},
+        .traits = XLA_FFI_HANDLER_TRAITS_COMMAND_BUFFER_COMPATIBLE,
+    };
+    XLA_FFI_Error *e = api->XLA_FFI_Handler_Register(&a);
+    if (!e)
+        return NULL;
+    XLA_FFI_Error_GetDetails_Args d = {XLA_FFI_Error_GetDetails_Args_STRUCT_SIZE, NULL, e, NULL, 0};
+    if (API_HAS(api, XLA_FFI_Error_GetDetails))
+        api->XLA_FFI_Error_GetDetails(&d);
+    snprintf(refusal, sizeof refusal, "XLA refused the registration of %s: %s", name,
+             d.message ? d.message : "(no message)");
+    XLA_FFI_Error_Destroy_Args da = {XLA_FFI_Error_Destroy_Args_STRUCT_SIZE, NULL, e};
+    api->XLA_FFI_Error_Destroy(&da);
+    return refusal;
+}
+
+#else /* a header without the RECORD stage: the register function refuses */
+
+FLOOR_API const char *ffi_floor_record_register(void)
+{
+    snprintf(refusal, sizeof refusal, "ffi_floor.c was built against XLA FFI API %d.%d headers, which have no RECORD "
+             "stage with its record extension (build against jaxlib 0.11.2's or newer: scripts/xla-ffi-headers.sh)",
+             XLA_FFI_API_MAJOR, XLA_FFI_API_MINOR);
+    return refusal;
+}
+
+#endif

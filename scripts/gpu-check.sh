@@ -14,7 +14,9 @@
 # record-* (the RECORD stage, issue 24; each fits one device call): record-probe prints whether XLA made kernel
 # nodes of trident's launches (scripts/record-probe.py's table and verdict); record-python runs the Python suite
 # with command buffers on and then off; record-bench runs bench_xla with the record route on and off
-# (TRIDENT_XLA_RECORD=0) and bench_xla --updates with it on.
+# (TRIDENT_XLA_RECORD=0) and bench_xla --updates with it on. record-bench and update-bench (bench_xla's update-cost
+# columns) time BENCH_XLA_PATHS (default trident,trident.jax,floor,floor+record,xla: floor+record is the least a
+# record handler can do, the yardstick of trident's update cost).
 # perf (a few minutes): bench_graph, bench_host, first_call, bench_kernels, matmul_spec, bench_xla --ncu and --updates,
 # each under its own time limit; the tables land in $OUT/perf.log (bench/NOTES.md says what they mean).
 set -u
@@ -103,10 +105,10 @@ for s in $STEPS; do
         step "python tests: ${GPU_PYTEST:-tests}" python_sel.log bash -c "cd '$ROOT/python' && python3 -m pytest -q -rs ${GPU_PYTEST:-tests}" ;;
     update-bench) # bench_xla in one process a setting: its update-cost columns (inputs moving between executions)
         step "bench_xla, one process a setting" bench_xla_moving.log env BENCH_XLA_PROCESSES=1 \
-            BENCH_XLA_RUNS=${BENCH_XLA_RUNS:-20} BENCH_XLA_PATHS=${BENCH_XLA_PATHS:-trident,trident.jax,floor,xla} \
+            BENCH_XLA_RUNS=${BENCH_XLA_RUNS:-20} BENCH_XLA_PATHS=${BENCH_XLA_PATHS:-trident,trident.jax,floor,floor+record,xla} \
             python3 "$ROOT/bench/bench_xla.py" ;;
     record-bench)
-        paths=trident,trident.jax,floor,xla
+        paths=${BENCH_XLA_PATHS:-trident,trident.jax,floor,floor+record,xla}
         step "bench_xla, record route on" bench_xla_record.log env BENCH_XLA_PATHS=$paths python3 "$ROOT/bench/bench_xla.py"
         step "bench_xla, record route off" bench_xla_capture.log env BENCH_XLA_PATHS=$paths TRIDENT_XLA_RECORD=0 \
             python3 "$ROOT/bench/bench_xla.py"

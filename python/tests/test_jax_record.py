@@ -54,3 +54,48 @@ def test_recorded_chain_matches(gpu):
     # the moved buffers: every node takes y, so each update XLA logs gives each node its new address (the results
     # on the moved buffers, checked above, say the same where XLA's log format is not the one read)
     assert updated >= 16 * xla_updates, r.stdout
+
+
+def _floor_module():
+    """bench/ffi_floor.c's module (bench_xla's floor paths) in the build tree, or skips saying why."""
+    from conftest import BUILD
+    path = BUILD / "bench" / ".libs" / "ffi_floor.so"
+    if not path.exists():
+        pytest.skip(f"{path} is not built (a build with CUDA and XLA makes it)")
+    return path
+
+
+def test_bench_floor_record_register_needs_the_table_first():
+    """bench_xla's floor+record target is registered through the API table ffi_floor_add's metadata query keeps:
+    before any registration the register function says so instead of registering (or crashing)."""
+    import ctypes
+    lib = ctypes.CDLL(str(_floor_module()))
+    fn = lib.ffi_floor_record_register
+    fn.restype, fn.argtypes = ctypes.c_char_p, []
+    why = fn()
+    assert why is not None
+    why = why.decode()
+    assert why.startswith("no API table yet") or "no RECORD stage" in why, why
+    assert lib.ffi_floor_load(str(SRC / "no-such.cubin").encode(), b"add_out_kernel", 1024, 4, 0) == -1
+
+
+def test_bench_floor_record_chain_matches(gpu):
+    """On the GPU: bench_xla's floor and floor+record paths (the least an FFI handler and the least a record
+    handler can do) give the chain's right results, also on inputs that move between executions (for
+    floor+record: XLA's kernel nodes updated by update_launch). floor+record needs the RECORD stage: where this
+    jaxlib or the module's header lacks it, the path says why and the test skips."""
+    import json
+    _floor_module()
+    from conftest import BUILD
+    env = dict(os.environ, BENCH_XLA_PATHS="floor,floor+record,xla", BENCH_XLA_CHAIN="16", BENCH_XLA_RUNS="2",
+               XLA_PYTHON_CLIENT_PREALLOCATE="false", TRD_BUILDDIR=str(BUILD))
+    r = subprocess.run([sys.executable, str(SRC / "bench" / "bench_xla.py"), "--child"], env=env,
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    res = json.loads(r.stdout.strip().splitlines()[-1])
+    assert "floor" not in res["errors"], res["errors"]
+    if "no RECORD stage" in res["errors"].get("floor+record", ""):
+        pytest.skip(f"floor+record: {res['errors']['floor+record']}")
+    assert "floor+record" not in res["errors"], res["errors"]
+    for path in ("floor", "floor+record", "xla"):
+        assert res["max_abs_err"][path] < 1e-4, res["max_abs_err"]
