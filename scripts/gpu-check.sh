@@ -8,7 +8,7 @@
 # logs to $OUT (or .device/out), and prints a summary table last.
 #
 #   scripts/gpu-check.sh [STEP...]     steps: tests demo tune cli bench bench-cli python xla perf record-probe
-#                                      record-python record-bench pytest-sel update-bench (default: tests
+#                                      record-python record-bench pytest-sel update-bench updates (default: tests
 #                                      demo tune cli bench python xla)
 #
 # record-* (the RECORD stage, issue 24; each fits one device call): record-probe prints whether XLA made kernel
@@ -107,6 +107,8 @@ for s in $STEPS; do
         step "bench_xla, one process a setting" bench_xla_moving.log env BENCH_XLA_PROCESSES=1 \
             BENCH_XLA_RUNS=${BENCH_XLA_RUNS:-20} BENCH_XLA_PATHS=${BENCH_XLA_PATHS:-trident,trident.jax,floor,floor+record,xla} \
             python3 "$ROOT/bench/bench_xla.py" ;;
+    updates) # bench_xla --updates alone: XLA's own account of its command-buffer updates, a child a path
+        step "bench_xla --updates" bench_xla_updates.log timeout 300 python3 "$ROOT/bench/bench_xla.py" --updates ;;
     record-bench)
         paths=${BENCH_XLA_PATHS:-trident,trident.jax,floor,floor+record,xla}
         step "bench_xla, record route on" bench_xla_record.log env BENCH_XLA_PATHS=$paths python3 "$ROOT/bench/bench_xla.py"
