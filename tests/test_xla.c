@@ -1316,6 +1316,12 @@ START_TEST(record_falls_back_to_capture)
     FX_OK(fx_record(&x, &a, XLA_FFI_RecordAction_Create, XLA_FFI_Extension_Record_MinorVersion));
     ck_assert_uint_eq(fx_rec.creates, 0);
     ck_assert_uint_eq(fx_rec.captures, 1);
+    /* an update that comes with one command, of a call that no node was made for: captured again, not updated */
+    fx_rec.ncommands = 1;
+    fx_rec.commands[0] = (XLA_FFI_Command *)&fx_command_token;
+    FX_OK(fx_record(&x, &a, XLA_FFI_RecordAction_Update, XLA_FFI_Extension_Record_MinorVersion));
+    ck_assert_uint_eq(fx_rec.updates, 0);
+    ck_assert_uint_eq(fx_rec.captures, 2);
     fx_release(&x);
     add_free(&b);
     /* autotuned, not yet chosen: captured; chosen: a node of the chosen candidate's grid */
@@ -1324,7 +1330,7 @@ START_TEST(record_falls_back_to_capture)
     add_call(&s, &t, &b, &a, 5000);
     FX_OK(fx_instantiate(&t, &a));
     FX_OK(fx_record(&t, &a, XLA_FFI_RecordAction_Create, XLA_FFI_Extension_Record_MinorVersion));
-    ck_assert_uint_eq(fx_rec.captures, 2);
+    ck_assert_uint_eq(fx_rec.captures, 3);
     ck_assert_uint_eq(fx_rec.creates, 0);
     FX_OK(fx_execute(&t, &a));
     FX_OK(fx_record(&t, &a, XLA_FFI_RecordAction_Create, XLA_FFI_Extension_Record_MinorVersion));

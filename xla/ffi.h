@@ -156,6 +156,7 @@ struct xla_slot {
     const char *uri, *arch, *name;  /* the device's */
     struct xla_run run;           /* what EXECUTE launches; set before the slot is published by ordinal */
     atomic_int checked;
+    atomic_int recorded;            /* a kernel node of its launch was made (record.c): nothing blocks one */
     struct xla_stream_wrap streams[XLA_STREAM_CACHE];
     pthread_mutex_t tune_lock;    /* an autotuned call's choice on this device, and prepared[] */
     trd_prepared_t **prepared;    /* per candidate, made on first need */

@@ -132,31 +132,37 @@ static XLA_FFI_Error *record(XLA_FFI_CallFrame *f, int platform)
                          "trident_kernel_call: RECORD without the call's state (INSTANTIATE did not run)");
     int32_t ordinal = -1;
     xla_device_ordinal(f, &ordinal);
-    const struct xla_slot *s = ordinal >= 0 && ordinal < XLA_MAX_ORDINALS
+    struct xla_slot *s = ordinal >= 0 && ordinal < XLA_MAX_ORDINALS
                                    ? atomic_load_explicit(&c->by_ordinal[ordinal], memory_order_acquire)
                                    : NULL;
+    int update = rf->action == XLA_FFI_RecordAction_Update;
+    struct record_args ra;
+    trd_status_t st;
+    if (update && s && atomic_load_explicit(&s->recorded, memory_order_acquire) && *rf->num_commands == 1) {
+        /* a kernel node this handler made: what blocks one (record_blocker) does not come back once a slot passed
+         * it, so only the addresses are read again (each other fact of the launch is memory that an update, cold
+         * after a whole execution, pays a cache miss for) */
+        if ((st = record_args(f, c, s, &ra)) != TRD_OK)
+            return xla_error(api, xla_errc(st), "%s", trd_error_message());
+        xla_log(TRD_LOG_DEBUG, "record: kernel '%s' on %s: kernel node updated", c->name, s->uri);
+        return rf->api->update_launch(rf->record_ctx, rf->commands[0], &ra.list);
+    }
     trd_prepared_native_t native = {.struct_size = sizeof native};
-    trd_status_t st = s ? trd_prepared_native(s->run.prepared, &native) : TRD_OK;
+    st = s ? trd_prepared_native(s->run.prepared, &native) : TRD_OK;
     if (st != TRD_OK)
         return xla_error(api, xla_errc(st), "trident: %s", trd_error_message());
     char buf[256];
     const char *why = record_blocker(c, s, &native, buf, sizeof buf);
-    int update = rf->action == XLA_FFI_RecordAction_Update;
     /* an update of what was captured is captured again: one node per launch, made at creation only */
-    if (!why && update && *rf->num_commands != 1)
+    if (!why && update)
         why = "its command buffer was made by stream capture";
     if (why) {
         xla_log(TRD_LOG_DEBUG, "record: kernel '%s' on XLA's device %d: %s; XLA captures its stream instead", c->name,
                 ordinal, why);
         return rf->api->request_stream_capture(rf->record_ctx);
     }
-    struct record_args ra;
     if ((st = record_args(f, c, s, &ra)) != TRD_OK)
         return xla_error(api, xla_errc(st), "%s", trd_error_message());
-    if (update) {
-        xla_log(TRD_LOG_DEBUG, "record: kernel '%s' on %s: kernel node updated", c->name, s->uri);
-        return rf->api->update_launch(rf->record_ctx, rf->commands[0], &ra.list);
-    }
     if (*rf->num_commands >= rf->max_commands)
         return xla_error(api, XLA_FFI_Error_Code_RESOURCE_EXHAUSTED,
                          "kernel '%s': XLA's record frame holds %lld commands, no room for the launch", c->name,
@@ -177,6 +183,7 @@ static XLA_FFI_Error *record(XLA_FFI_CallFrame *f, int platform)
                                     (native.flags & TRD_NATIVE_PDL) != 0, &ra.list, NULL, 0, &cmd)) != NULL)
         return e;
     rf->commands[(*rf->num_commands)++] = cmd;
+    atomic_store_explicit(&s->recorded, 1, memory_order_release);
     xla_log(TRD_LOG_INFO, "record: kernel '%s' on %s recorded as a kernel node (grid %dx%dx%d, block %d, shared %u%s)",
             c->name, s->uri, dims.grid.x, dims.grid.y, dims.grid.z, dims.block.x, native.shared,
             native.flags & TRD_NATIVE_PDL ? ", PDL" : "");
