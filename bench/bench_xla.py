@@ -13,7 +13,9 @@ buffers stream-capture it), through `floor+record` (the same handler with the
 least a RECORD-stage handler can do: one create_launch, one update_launch when
 the buffers move; what any custom call recorded as a kernel node costs, and
 the yardstick of trident's own record handler's update cost; with command
-buffers off it is `floor`), and XLA's own
+buffers off it is `floor`), through `floor+record+bundle` (floor+record's
+call carrying the attribute trident's does, the kernel's bundle, which its
+handler ignores: what XLA's handling of a call's attributes costs), and XLA's own
 add (kept unfused with optimization_barrier); per-call time = chain time /
 256, and the time until the jitted call returned (before its result is
 ready). Then the same runs with inputs that move: each execution gets one of
@@ -84,9 +86,10 @@ MOVING_SETS = env_count("BENCH_XLA_MOVING_SETS", 20)
 RUNS = env_count("BENCH_XLA_RUNS", 50)
 PROCESSES = env_count("BENCH_XLA_PROCESSES", 3)   # per setting
 N = 1024
-ALL_PATHS = ("trident", "trident.jax", "trident.jax-nopdl", "trident.jax+pdl", "jax-triton", "floor", "floor+record", "xla")
+ALL_PATHS = ("trident", "trident.jax", "trident.jax-nopdl", "trident.jax+pdl", "jax-triton", "floor", "floor+record", "floor+record+bundle",
+             "xla")
 # --ncu's and --updates' children, one path each
-CHILD_PATHS = ("trident", "floor", "floor+record", "xla", "trident.jax")
+CHILD_PATHS = ("trident", "floor", "floor+record", "floor+record+bundle", "xla", "trident.jax")
 PATHS = tuple(os.environ.get("BENCH_XLA_PATHS", ",".join(ALL_PATHS)).split(","))   # a subset, for --ncu's children
 HERE = Path(__file__).resolve().parent
 SRC = HERE.parent
@@ -136,22 +139,29 @@ def build(which: str, sds):
                 x = tj.triton_call(x, y, N, kernel=pdl_kernels.add_out_pdl_kernel, out_shape=sds, grid=(1,),
                                    BLOCK=1024, num_warps=4, launch_pdl=True)
             return x
-    elif which in ("floor", "floor+record"):
+    elif which in ("floor", "floor+record", "floor+record+bundle"):
         # the same kernel through the least an FFI handler can do (bench/ffi_floor.c): the yardstick of what XLA
         # does for any custom call; floor+record adds the least a RECORD-stage handler can do (a kernel node of
-        # XLA's command buffer, updated in place when the buffers move), the yardstick of trident's record handler
+        # XLA's command buffer, updated in place when the buffers move), the yardstick of trident's record handler;
+        # +bundle passes the attribute trident's call carries, the kernel's bundle (which the handler ignores):
+        # what XLA's handling of a call's attributes costs
         lib = floor_lib()
         target = "bench_ffi_floor_add"
-        if which == "floor+record":
+        if which != "floor":
             why = lib.ffi_floor_record_register()
             if why is not None:
                 raise RuntimeError(f"ffi_floor_record_register: {why.decode(errors='replace')}")
             target = "bench_ffi_floor_add_record"
+        attrs = {}
+        if which == "floor+record+bundle":
+            sys.path.insert(0, str(SRC / "python"))
+            import trident
+            attrs["kernel"] = trident.Kernel(SRC / "tests" / "fixtures" / "triton" / "cuda" / "add_out").bundle()
         add = jax.ffi.ffi_call(target, sds)
 
         def chain(x, y):
             for _ in range(CHAIN):
-                x = add(x, y)
+                x = add(x, y, **attrs)
             return x
     else:
         def chain(x, y):
