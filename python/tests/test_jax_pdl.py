@@ -82,18 +82,26 @@ def test_env_turns_it_off_and_keys_the_cache(record, fresh_cache, monkeypatch):
         compile_add(num_warps=2)
 
 
-def test_tritons_cache_keeps_patched_and_plain_apart(record, fresh_cache, monkeypatch):
-    """Triton's own compilation of the same source with launch_pdl (the caller's promise that it waits) is not
-    served trident's patched entry, nor trident Triton's; the stages hook is Triton's only while trident
-    compiles, and a hook of the caller's is chained and left in place."""
+def set_user_hook(monkeypatch, key):
+    """A stages hook of the caller's, set in Triton's knob: (the hook, the languages it was called for); asked for
+    its part of a compile key (Triton 3.7+), it gives key."""
     from triton import knobs
     seen = []
 
     def user_hook(*args):
         if not args:
-            return "", ""
+            return key
         seen.append(args[3])
     monkeypatch.setattr(knobs.runtime, "add_stages_inspection_hook", user_hook)
+    return user_hook, seen
+
+
+def test_tritons_cache_keeps_patched_and_plain_apart(record, fresh_cache, monkeypatch):
+    """Triton's own compilation of the same source with launch_pdl (the caller's promise that it waits) is not
+    served trident's patched entry, nor trident Triton's; the stages hook is Triton's only while trident
+    compiles, and a hook of the caller's is chained and left in place."""
+    from triton import knobs
+    user_hook, seen = set_user_hook(monkeypatch, ("", ""))
     monkeypatch.setattr(knobs.compilation, "always_compile", False)
     with jt.targets("sm90"):
         compile_add(num_warps=8)
@@ -137,7 +145,39 @@ def test_patch_ptx():
     # after the declarations, before the first instruction
     assert first.index("%rd<2>;") < first.index("griddepcontrol.launch_dependents;") < first.index("ld.param")
     assert out.count("griddepcontrol.wait;") == 2 and out.replace(pdl._PROLOGUE, "") == PTX
+    # a declaration line with an instruction after it (inline asm) is not skipped: the wait comes before it
+    asm = PTX.replace("\t.reg .b64 \t%rd<2>;\n", "\t.reg .b64 \t%rd<2>;\n\t.reg .u32 t; ld.global.u32 t, [%rd1];\n")
+    first = pdl.patch_ptx(asm)
+    assert first.index("griddepcontrol.wait;") < first.index("ld.global") < first.index("ld.param")
     with pytest.raises(jt.CompileError, match="no .entry"):
         pdl.patch_ptx(".version 8.4\n.func f()\n{\nret;\n}\n")
     with pytest.raises(jt.CompileError, match="'broken' has no body"):
         pdl.patch_ptx(".entry broken(\n)\n")
+
+
+def test_store_binary_only_compiles_without_pdl(record, fresh_cache, monkeypatch, tmp_path):
+    """TRITON_STORE_BINARY_ONLY: Triton keeps no PTX that could show the wait, so no PDL (not a CompileError)."""
+    from triton import knobs
+    monkeypatch.delenv(pdl.ENV, raising=False)
+    monkeypatch.setattr(knobs.compilation, "store_binary_only", True)
+    monkeypatch.setattr(knobs.cache, "dir", str(tmp_path / "triton"))
+    with jt.targets("sm90"):
+        compile_add(num_warps=2)
+    cubin = next(t for t in record[0].kernel.targets if t.format == "cubin" and t.arch == "sm90")
+    assert cubin.metadata["launch_pdl"] is False
+
+
+def test_hook_taken_before_it_was_put_back_still_chains(monkeypatch):
+    """A thread of Triton's may take trident's hook from the knob just before the last compilation with it ends
+    (and the user's hook is put back): calling it then still calls the user's hook, and patches nothing."""
+    from triton import knobs
+
+    from trident.jax.triton_shims import ptx_patched
+    user_hook, seen = set_user_hook(monkeypatch, ("user-key", "user-hash"))
+    with ptx_patched(lambda ptx: ptx + "patched"):
+        taken = knobs.runtime.add_stages_inspection_hook
+    assert taken is not user_hook and knobs.runtime.add_stages_inspection_hook is user_hook
+    stages = {"ptx": lambda src, metadata: src}
+    taken(None, stages, None, "language", 90)
+    assert seen == ["language"] and taken() == ("user-key", "user-hash")
+    assert stages["ptx"]("ptx", {}) == "ptx"
