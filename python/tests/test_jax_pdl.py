@@ -181,3 +181,22 @@ def test_hook_taken_before_it_was_put_back_still_chains(monkeypatch):
     taken(None, stages, None, "language", 90)
     assert seen == ["language"] and taken() == ("user-key", "user-hash")
     assert stages["ptx"]("ptx", {}) == "ptx"
+
+
+def test_hook_put_back_by_another_is_not_chained_to_itself(monkeypatch):
+    """Another tool that saved trident's hook while it was set, and put it back after trident's compilation
+    ended, leaves trident's hook in the knob: the next compilation chains to the user's hook once and patches once
+    (not to trident's old hook, which patched twice, or with a global prev, recursed), and the user's is put back."""
+    from triton import knobs
+
+    from trident.jax.triton_shims import ptx_patched
+    user_hook, seen = set_user_hook(monkeypatch, ("", ""))
+    with ptx_patched(lambda ptx: ptx + "+patched"):
+        ours = knobs.runtime.add_stages_inspection_hook
+        knobs.runtime.add_stages_inspection_hook = lambda *args: None   # the other tool's, saving ours
+    knobs.runtime.add_stages_inspection_hook = ours                     # ... which it puts back
+    with ptx_patched(lambda ptx: ptx + "+patched"):
+        stages = {"ptx": lambda src, metadata: src}
+        knobs.runtime.add_stages_inspection_hook(None, stages, None, "language", 90)
+        assert stages["ptx"]("ptx", {}) == "ptx+patched" and seen == ["language"]
+    assert knobs.runtime.add_stages_inspection_hook is user_hook

@@ -245,6 +245,7 @@ def _stages_hook_over(prev: Any) -> Callable[..., Any]:
         if patch is not None and "ptx" in stages:
             make_ptx = stages["ptx"]
             stages["ptx"] = lambda src, metadata: patch(make_ptx(src, metadata))
+    hook.trident_prev = prev   # type: ignore[attr-defined]
     return hook
 
 
@@ -257,7 +258,10 @@ def ptx_patched(patch: Callable[[str], str]):
     from triton import knobs
     with _hook_lock:
         if _hook_users == 0:
-            _hook_prev = knobs.runtime.add_stages_inspection_hook
+            # one of trident's put back by another that saved it (and so left in place): chained to what it was
+            # chained to, not to itself (which patches twice)
+            cur = knobs.runtime.add_stages_inspection_hook
+            _hook_prev = getattr(cur, "trident_prev", cur)
             _hook = _stages_hook_over(_hook_prev)
             knobs.runtime.add_stages_inspection_hook = _hook
         _hook_users += 1
