@@ -200,3 +200,15 @@ def test_hook_put_back_by_another_is_not_chained_to_itself(monkeypatch):
         knobs.runtime.add_stages_inspection_hook(None, stages, None, "language", 90)
         assert stages["ptx"]("ptx", {}) == "ptx+patched" and seen == ["language"]
     assert knobs.runtime.add_stages_inspection_hook is user_hook
+
+
+def test_compile_key_names_the_patch(monkeypatch):
+    """trident's disk cache key names the patch's version (pdl.MARK), as Triton's does: a kernel patched by an
+    older patch_ptx is not served after the patch changes."""
+    from trident.jax import compile as tc
+    from trident.jax.platforms import target
+    monkeypatch.delenv(pdl.ENV, raising=False)
+    args = (pdl_add_kernel, target("sm90"), {"x_ptr": "*fp32"}, {}, {}, {})
+    key = tc.compile_key(*args)
+    monkeypatch.setattr(pdl, "MARK", "trident-entry-pdl-test")
+    assert tc.compile_key(*args) != key

@@ -444,7 +444,8 @@ def compile_key(fn: Any, t: Target, signature: dict, constexprs: dict, attrs: di
         repr(sorted((k, _canonical(v)) for k, v in attrs.items())),
         repr(sorted((k, _canonical(v)) for k, v in opts.items())),
         repr(_extern_libs_digest(options.get("extern_libs"))),
-        t.backend, repr(t.arch), str(t.warp_size), repr(env), "pdl" if _pdl.wanted(t, options) else "",
+        t.backend, repr(t.arch), str(t.warp_size), repr(env),
+        _pdl.MARK if _pdl.wanted(t, options) else "",   # the patch's version, as in Triton's key
     ]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 

@@ -25,7 +25,9 @@ from typing import Any, Mapping
 from .platforms import CompileError, Target
 
 ENV = "TRIDENT_JAX_PDL"
-MARK = "trident-entry-pdl-1"   # names a patched compilation in Triton's cache key (triton_shims.ptx_patched)
+# names a patched compilation in Triton's cache key (triton_shims.ptx_patched) and trident's (compile_key): a new
+# one where patch_ptx's output changes
+MARK = "trident-entry-pdl-2"
 MIN_ARCH = 90                  # griddepcontrol: sm_90, PTX 7.8
 _PROLOGUE = "\tgriddepcontrol.launch_dependents;\n\tgriddepcontrol.wait;\n"
 
