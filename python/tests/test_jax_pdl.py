@@ -212,3 +212,30 @@ def test_compile_key_names_the_patch(monkeypatch):
     key = tc.compile_key(*args)
     monkeypatch.setattr(pdl, "MARK", "trident-entry-pdl-test")
     assert tc.compile_key(*args) != key
+
+
+def test_unpatched_compilation_is_refused_and_not_kept(record, fresh_cache, monkeypatch, tmp_path):
+    """A compilation for PDL made while another hook replaced trident's is refused, and Triton's cache entry of it
+    is forgotten: once the hook is trident's again, the kernel compiles (not refused again from the cache)."""
+    from triton import knobs
+
+    from trident.jax import compile as tc
+    monkeypatch.delenv(pdl.ENV, raising=False)
+    monkeypatch.setattr(knobs.compilation, "always_compile", False)
+    monkeypatch.setattr(knobs.cache, "dir", str(tmp_path / "triton"))
+    monkeypatch.setattr(knobs.runtime, "add_stages_inspection_hook", None)   # put back after the test
+    real = triton.compile
+
+    def replaced(src, **kw):
+        knobs.runtime.add_stages_inspection_hook = None   # another tool's, while trident compiles
+        return real(src, **kw)
+    monkeypatch.setattr(triton, "compile", replaced)
+    with jt.targets("sm90"), pytest.raises(jt.CompileError, match="does not wait at its entry"):
+        compile_add(num_warps=1)
+    monkeypatch.setattr(triton, "compile", real)
+    monkeypatch.setattr(tc, "_compiled", tc.LRU(512))
+    jax.clear_caches()
+    with jt.targets("sm90"):
+        compile_add(num_warps=1)
+    meta, ptx = sm90_of(record[-1].kernel)
+    assert meta["launch_pdl"] is True and waits_first(ptx)
