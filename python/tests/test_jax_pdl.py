@@ -102,7 +102,7 @@ def test_tritons_cache_keeps_patched_and_plain_apart(record, fresh_cache, monkey
     compiles, and a hook of the caller's is chained and left in place."""
     from triton import knobs
     user_hook, seen = set_user_hook(monkeypatch, ("", ""))
-    monkeypatch.setattr(knobs.compilation, "always_compile", False)
+    monkeypatch.delenv("TRITON_ALWAYS_COMPILE", raising=False)
     with jt.targets("sm90"):
         compile_add(num_warps=8)
     _, ptx = sm90_of(record[0].kernel)
@@ -157,10 +157,10 @@ def test_patch_ptx():
 
 def test_store_binary_only_compiles_without_pdl(record, fresh_cache, monkeypatch, tmp_path):
     """TRITON_STORE_BINARY_ONLY: Triton keeps no PTX that could show the wait, so no PDL (not a CompileError)."""
-    from triton import knobs
     monkeypatch.delenv(pdl.ENV, raising=False)
-    monkeypatch.setattr(knobs.compilation, "store_binary_only", True)
-    monkeypatch.setattr(knobs.cache, "dir", str(tmp_path / "triton"))
+    # Triton's knobs through the environment: setting a knob writes os.environ too, which monkeypatch does not undo
+    monkeypatch.setenv("TRITON_STORE_BINARY_ONLY", "1")
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton"))
     with jt.targets("sm90"):
         compile_add(num_warps=2)
     cubin = next(t for t in record[0].kernel.targets if t.format == "cubin" and t.arch == "sm90")
@@ -221,8 +221,8 @@ def test_unpatched_compilation_is_refused_and_not_kept(record, fresh_cache, monk
 
     from trident.jax import compile as tc
     monkeypatch.delenv(pdl.ENV, raising=False)
-    monkeypatch.setattr(knobs.compilation, "always_compile", False)
-    monkeypatch.setattr(knobs.cache, "dir", str(tmp_path / "triton"))
+    monkeypatch.delenv("TRITON_ALWAYS_COMPILE", raising=False)
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton"))
     monkeypatch.setattr(knobs.runtime, "add_stages_inspection_hook", None)   # put back after the test
     real = triton.compile
 
