@@ -239,3 +239,57 @@ def test_unpatched_compilation_is_refused_and_not_kept(record, fresh_cache, monk
         compile_add(num_warps=1)
     meta, ptx = sm90_of(record[-1].kernel)
     assert meta["launch_pdl"] is True and waits_first(ptx)
+
+
+CHAIN_SCRIPT = """
+import sys
+sys.path.insert(0, sys.argv[1])
+import jax, jax.numpy as jnp, numpy as np
+import trident.jax as jt
+from test_jax_pdl import pdl_add_kernel
+
+n = 1 << 22   # many programs: an add still running when what follows it is scheduled
+
+def chain(x, y):
+    for _ in range(8):   # trident's add and XLA's own kernels, each reading the other's result at once
+        x = jt.triton_call(x, y, kernel=pdl_add_kernel, out_shape=x, grid=(jt.cdiv(n, 1024),), n_elements=n,
+                           BLOCK=1024)
+        y = jnp.sqrt(jnp.abs(x)) - y
+        x = jax.lax.optimization_barrier(x * np.float32(0.5))
+    return x, y
+
+def reference(x, y):
+    for _ in range(8):
+        x = x + y
+        y = np.sqrt(np.abs(x)) - y
+        x = x * np.float32(0.5)
+    return x, y
+
+f = jax.jit(chain)
+rng = np.random.default_rng(24)
+for run in range(4):   # new inputs each run: new buffers, XLA updates its command buffer
+    x, y = (rng.standard_normal(n).astype(np.float32) for _ in range(2))
+    got = [np.asarray(v) for v in f(jnp.asarray(x), jnp.asarray(y))]
+    for g, want in zip(got, reference(x, y)):
+        np.testing.assert_allclose(g, want, rtol=1e-5, atol=1e-5)
+print("ok")
+"""
+
+
+@pytest.mark.parametrize("command_buffers", [True, False], ids=["command-buffers", "no-command-buffers"])
+def test_pdl_kernels_between_xlas_give_right_results(gpu, tmp_path, command_buffers):
+    """On the GPU: trident's sm90+ kernels (launched with PDL, waiting at their entry and letting what follows be
+    scheduled at once) between XLA's own kernels, each reading the other's result: every element right, with
+    XLA's command buffers (PDL edges where the call is a kernel node) and without."""
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, XLA_PYTHON_CLIENT_PREALLOCATE="false", TRIDENT_CACHE_DIR=str(tmp_path / "trident"),
+               PYTHONPATH=os.pathsep.join(p for p in [os.path.dirname(os.path.dirname(os.path.dirname(jt.__file__))),
+                                                      os.environ.get("PYTHONPATH", "")] if p))
+    env.pop(pdl.ENV, None)
+    if not command_buffers:
+        env["XLA_FLAGS"] = "--xla_gpu_enable_command_buffer="
+    r = subprocess.run([sys.executable, "-c", CHAIN_SCRIPT, os.path.dirname(os.path.abspath(__file__))], env=env,
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0 and "ok" in r.stdout, (r.stdout[-2000:], r.stderr[-4000:])
