@@ -1324,13 +1324,31 @@ START_TEST(record_falls_back_to_capture)
     ck_assert_uint_eq(fx_rec.captures, 2);
     fx_release(&x);
     add_free(&b);
+    /* captured at creation (not executed yet), then updated once executed: the command XLA gives back is the
+     * capture's, so the update is captured again (not an update_launch of it) */
+    add_spec(&s, programs, 1, NULL, NULL);
+    struct fx_exec u = {.platform = PLATFORM_CUDA, .ctx = {.stream = &stream_token}};
+    add_call(&s, &u, &b, &a, 5000);
+    FX_OK(fx_instantiate(&u, &a));
+    fx_rec.ncommands = 0;
+    FX_OK(fx_record(&u, &a, XLA_FFI_RecordAction_Create, XLA_FFI_Extension_Record_MinorVersion));
+    ck_assert_uint_eq(fx_rec.captures, 3);
+    FX_OK(fx_execute(&u, &a));
+    fx_rec.ncommands = 1;
+    fx_rec.commands[0] = (XLA_FFI_Command *)&fx_command_token;
+    FX_OK(fx_record(&u, &a, XLA_FFI_RecordAction_Update, XLA_FFI_Extension_Record_MinorVersion));
+    ck_assert_uint_eq(fx_rec.updates, 0);
+    ck_assert_uint_eq(fx_rec.captures, 4);
+    ck_assert_uint_eq(fx_rec.creates, 0);
+    fx_release(&u);
+    add_free(&b);
     /* autotuned, not yet chosen: captured; chosen: a node of the chosen candidate's grid */
     add_spec(&s, programs, 2, "rec", "");
     struct fx_exec t = {.platform = PLATFORM_CUDA, .ctx = {.stream = &stream_token}};
     add_call(&s, &t, &b, &a, 5000);
     FX_OK(fx_instantiate(&t, &a));
     FX_OK(fx_record(&t, &a, XLA_FFI_RecordAction_Create, XLA_FFI_Extension_Record_MinorVersion));
-    ck_assert_uint_eq(fx_rec.captures, 3);
+    ck_assert_uint_eq(fx_rec.captures, 5);
     ck_assert_uint_eq(fx_rec.creates, 0);
     FX_OK(fx_execute(&t, &a));
     FX_OK(fx_record(&t, &a, XLA_FFI_RecordAction_Create, XLA_FFI_Extension_Record_MinorVersion));

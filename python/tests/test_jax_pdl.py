@@ -82,19 +82,27 @@ def test_env_turns_it_off_and_keys_the_cache(record, fresh_cache, monkeypatch):
         compile_add(num_warps=2)
 
 
-def test_tritons_cache_keeps_patched_and_plain_apart(record, fresh_cache, monkeypatch):
-    """Triton's own compilation of the same source with launch_pdl (the caller's promise that it waits) is not
-    served trident's patched entry, nor trident Triton's; the stages hook is Triton's only while trident
-    compiles, and a hook of the caller's is chained and left in place."""
+def set_user_hook(monkeypatch, key):
+    """A stages hook of the caller's, set in Triton's knob: (the hook, the languages it was called for); asked for
+    its part of a compile key (Triton 3.7+), it gives key."""
     from triton import knobs
     seen = []
 
     def user_hook(*args):
         if not args:
-            return "", ""
+            return key
         seen.append(args[3])
     monkeypatch.setattr(knobs.runtime, "add_stages_inspection_hook", user_hook)
-    monkeypatch.setattr(knobs.compilation, "always_compile", False)
+    return user_hook, seen
+
+
+def test_tritons_cache_keeps_patched_and_plain_apart(record, fresh_cache, monkeypatch):
+    """Triton's own compilation of the same source with launch_pdl (the caller's promise that it waits) is not
+    served trident's patched entry, nor trident Triton's; the stages hook is Triton's only while trident
+    compiles, and a hook of the caller's is chained and left in place."""
+    from triton import knobs
+    user_hook, seen = set_user_hook(monkeypatch, ("", ""))
+    monkeypatch.delenv("TRITON_ALWAYS_COMPILE", raising=False)
     with jt.targets("sm90"):
         compile_add(num_warps=8)
     _, ptx = sm90_of(record[0].kernel)
@@ -137,7 +145,151 @@ def test_patch_ptx():
     # after the declarations, before the first instruction
     assert first.index("%rd<2>;") < first.index("griddepcontrol.launch_dependents;") < first.index("ld.param")
     assert out.count("griddepcontrol.wait;") == 2 and out.replace(pdl._PROLOGUE, "") == PTX
+    # a declaration line with an instruction after it (inline asm) is not skipped: the wait comes before it
+    asm = PTX.replace("\t.reg .b64 \t%rd<2>;\n", "\t.reg .b64 \t%rd<2>;\n\t.reg .u32 t; ld.global.u32 t, [%rd1];\n")
+    first = pdl.patch_ptx(asm)
+    assert first.index("griddepcontrol.wait;") < first.index("ld.global") < first.index("ld.param")
     with pytest.raises(jt.CompileError, match="no .entry"):
         pdl.patch_ptx(".version 8.4\n.func f()\n{\nret;\n}\n")
     with pytest.raises(jt.CompileError, match="'broken' has no body"):
         pdl.patch_ptx(".entry broken(\n)\n")
+
+
+def test_store_binary_only_compiles_without_pdl(record, fresh_cache, monkeypatch, tmp_path):
+    """TRITON_STORE_BINARY_ONLY: Triton keeps no PTX that could show the wait, so no PDL (not a CompileError)."""
+    monkeypatch.delenv(pdl.ENV, raising=False)
+    # Triton's knobs through the environment: setting a knob writes os.environ too, which monkeypatch does not undo
+    monkeypatch.setenv("TRITON_STORE_BINARY_ONLY", "1")
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton"))
+    with jt.targets("sm90"):
+        compile_add(num_warps=2)
+    cubin = next(t for t in record[0].kernel.targets if t.format == "cubin" and t.arch == "sm90")
+    assert cubin.metadata["launch_pdl"] is False
+
+
+def test_hook_taken_before_it_was_put_back_still_chains(monkeypatch):
+    """A thread of Triton's may take trident's hook from the knob just before the last compilation with it ends
+    (and the user's hook is put back): calling it then still calls the user's hook, and patches nothing."""
+    from triton import knobs
+
+    from trident.jax.triton_shims import ptx_patched
+    user_hook, seen = set_user_hook(monkeypatch, ("user-key", "user-hash"))
+    with ptx_patched(lambda ptx: ptx + "patched"):
+        taken = knobs.runtime.add_stages_inspection_hook
+    assert taken is not user_hook and knobs.runtime.add_stages_inspection_hook is user_hook
+    stages = {"ptx": lambda src, metadata: src}
+    taken(None, stages, None, "language", 90)
+    assert seen == ["language"] and taken() == ("user-key", "user-hash")
+    assert stages["ptx"]("ptx", {}) == "ptx"
+
+
+def test_hook_put_back_by_another_is_not_chained_to_itself(monkeypatch):
+    """Another tool that saved trident's hook while it was set, and put it back after trident's compilation
+    ended, leaves trident's hook in the knob: the next compilation chains to the user's hook once and patches once
+    (not to trident's old hook, which patched twice, or with a global prev, recursed), and the user's is put back."""
+    from triton import knobs
+
+    from trident.jax.triton_shims import ptx_patched
+    user_hook, seen = set_user_hook(monkeypatch, ("", ""))
+    with ptx_patched(lambda ptx: ptx + "+patched"):
+        ours = knobs.runtime.add_stages_inspection_hook
+        knobs.runtime.add_stages_inspection_hook = lambda *args: None   # the other tool's, saving ours
+    knobs.runtime.add_stages_inspection_hook = ours                     # ... which it puts back
+    with ptx_patched(lambda ptx: ptx + "+patched"):
+        stages = {"ptx": lambda src, metadata: src}
+        knobs.runtime.add_stages_inspection_hook(None, stages, None, "language", 90)
+        assert stages["ptx"]("ptx", {}) == "ptx+patched" and seen == ["language"]
+    assert knobs.runtime.add_stages_inspection_hook is user_hook
+
+
+def test_compile_key_names_the_patch(monkeypatch):
+    """trident's disk cache key names the patch's version (pdl.MARK), as Triton's does: a kernel patched by an
+    older patch_ptx is not served after the patch changes."""
+    from trident.jax import compile as tc
+    from trident.jax.platforms import target
+    monkeypatch.delenv(pdl.ENV, raising=False)
+    args = (pdl_add_kernel, target("sm90"), {"x_ptr": "*fp32"}, {}, {}, {})
+    key = tc.compile_key(*args)
+    monkeypatch.setattr(pdl, "MARK", "trident-entry-pdl-test")
+    assert tc.compile_key(*args) != key
+
+
+def test_unpatched_compilation_is_refused_and_not_kept(record, fresh_cache, monkeypatch, tmp_path):
+    """A compilation for PDL made while another hook replaced trident's is refused, and Triton's cache entry of it
+    is forgotten: once the hook is trident's again, the kernel compiles (not refused again from the cache)."""
+    from triton import knobs
+
+    from trident.jax import compile as tc
+    monkeypatch.delenv(pdl.ENV, raising=False)
+    monkeypatch.delenv("TRITON_ALWAYS_COMPILE", raising=False)
+    monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton"))
+    monkeypatch.setattr(knobs.runtime, "add_stages_inspection_hook", None)   # put back after the test
+    real = triton.compile
+
+    def replaced(src, **kw):
+        knobs.runtime.add_stages_inspection_hook = None   # another tool's, while trident compiles
+        return real(src, **kw)
+    monkeypatch.setattr(triton, "compile", replaced)
+    with jt.targets("sm90"), pytest.raises(jt.CompileError, match="does not wait at its entry"):
+        compile_add(num_warps=1)
+    monkeypatch.setattr(triton, "compile", real)
+    monkeypatch.setattr(tc, "_compiled", tc.LRU(512))
+    jax.clear_caches()
+    with jt.targets("sm90"):
+        compile_add(num_warps=1)
+    meta, ptx = sm90_of(record[-1].kernel)
+    assert meta["launch_pdl"] is True and waits_first(ptx)
+
+
+CHAIN_SCRIPT = """
+import sys
+sys.path.insert(0, sys.argv[1])
+import jax, jax.numpy as jnp, numpy as np
+import trident.jax as jt
+from test_jax_pdl import pdl_add_kernel
+
+n = 1 << 22   # many programs: an add still running when what follows it is scheduled
+
+def chain(x, y):
+    for _ in range(8):   # trident's add and XLA's own kernels, each reading the other's result at once
+        x = jt.triton_call(x, y, kernel=pdl_add_kernel, out_shape=x, grid=(jt.cdiv(n, 1024),), n_elements=n,
+                           BLOCK=1024)
+        y = jnp.sqrt(jnp.abs(x)) - y
+        x = jax.lax.optimization_barrier(x * np.float32(0.5))
+    return x, y
+
+def reference(x, y):
+    for _ in range(8):
+        x = x + y
+        y = np.sqrt(np.abs(x)) - y
+        x = x * np.float32(0.5)
+    return x, y
+
+f = jax.jit(chain)
+rng = np.random.default_rng(24)
+for run in range(4):   # new inputs each run: new buffers, XLA updates its command buffer
+    x, y = (rng.standard_normal(n).astype(np.float32) for _ in range(2))
+    got = [np.asarray(v) for v in f(jnp.asarray(x), jnp.asarray(y))]
+    for g, want in zip(got, reference(x, y)):
+        np.testing.assert_allclose(g, want, rtol=1e-5, atol=1e-5)
+print("ok")
+"""
+
+
+@pytest.mark.parametrize("command_buffers", [True, False], ids=["command-buffers", "no-command-buffers"])
+def test_pdl_kernels_between_xlas_give_right_results(gpu, tmp_path, command_buffers):
+    """On the GPU: trident's sm90+ kernels (launched with PDL, waiting at their entry and letting what follows be
+    scheduled at once) between XLA's own kernels, each reading the other's result: every element right, with
+    XLA's command buffers (PDL edges where the call is a kernel node) and without."""
+    import os
+    import subprocess
+    import sys
+    env = dict(os.environ, XLA_PYTHON_CLIENT_PREALLOCATE="false", TRIDENT_CACHE_DIR=str(tmp_path / "trident"),
+               PYTHONPATH=os.pathsep.join(p for p in [os.path.dirname(os.path.dirname(os.path.dirname(jt.__file__))),
+                                                      os.environ.get("PYTHONPATH", "")] if p))
+    env.pop(pdl.ENV, None)
+    if not command_buffers:
+        env["XLA_FLAGS"] = "--xla_gpu_enable_command_buffer="
+    r = subprocess.run([sys.executable, "-c", CHAIN_SCRIPT, os.path.dirname(os.path.abspath(__file__))], env=env,
+                       capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0 and "ok" in r.stdout, (r.stdout[-2000:], r.stderr[-4000:])

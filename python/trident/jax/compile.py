@@ -444,7 +444,8 @@ def compile_key(fn: Any, t: Target, signature: dict, constexprs: dict, attrs: di
         repr(sorted((k, _canonical(v)) for k, v in attrs.items())),
         repr(sorted((k, _canonical(v)) for k, v in opts.items())),
         repr(_extern_libs_digest(options.get("extern_libs"))),
-        t.backend, repr(t.arch), str(t.warp_size), repr(env), "pdl" if _pdl.wanted(t, options) else "",
+        t.backend, repr(t.arch), str(t.warp_size), repr(env),
+        _pdl.MARK if _pdl.wanted(t, options) else "",   # the patch's version, as in Triton's key
     ]
     return hashlib.sha256("\0".join(parts).encode()).hexdigest()
 
@@ -526,13 +527,17 @@ def compile_for(fn: Any, t: Target, spec: Specialization, options: dict[str, Any
 
 def _check_pdl(ck: Any, name: str, t: Target) -> None:
     """A kernel launched with PDL must wait at its entry: the PTX of the compilation Triton gave says so, or the
-    compilation is refused (another stages hook replaced trident's while it compiled, or a damaged cache)."""
+    compilation is refused (another stages hook replaced trident's while it compiled, or a damaged cache) and its
+    entry in Triton's cache forgotten."""
     path = next((p for n, p in ck.metadata_group.items() if n.endswith(".ptx")), None)
     try:
         ptx = _cache.read_regular(path, 1 << 30).decode("utf-8", "replace") if path else ""
     except OSError:
         ptx = ""
     if not _pdl.is_patched(ptx):
+        # not served again: once the hook is trident's again, Triton compiles it again
+        if path:
+            _triton_cache.forget_entry(path, name, "compiled for PDL without the wait at its entry")
         raise CompileError(f"kernel '{name}' for {t}: compiled for programmatic dependent launch, but its PTX "
                            f"({path or 'none in the compilation'}) does not wait at its entry: Triton's "
                            f"add_stages_inspection_hook was replaced while it compiled? Set {_pdl.ENV}=0 to compile "

@@ -13,7 +13,8 @@ instructions of its entry, griddepcontrol.launch_dependents and griddepcontrol.w
 ptxas). The wait returns once every grid before it has finished and its memory is visible, before any
 instruction of the kernel's own: it reads and writes nothing earlier than it would without PDL. What changes
 is when it is scheduled, and that the kernel after it (when that one waits too) may be scheduled at once.
-TRIDENT_JAX_PDL=0 compiles kernels as Triton does.
+TRIDENT_JAX_PDL=0 compiles kernels as Triton does, as does TRITON_STORE_BINARY_ONLY=1 (the PTX that shows the
+wait is then not kept).
 """
 from __future__ import annotations
 
@@ -24,13 +25,16 @@ from typing import Any, Mapping
 from .platforms import CompileError, Target
 
 ENV = "TRIDENT_JAX_PDL"
-MARK = "trident-entry-pdl-1"   # names a patched compilation in Triton's cache key (triton_shims.ptx_patched)
+# names a patched compilation in Triton's cache key (triton_shims.ptx_patched) and trident's (compile_key): a new
+# one where patch_ptx's output changes
+MARK = "trident-entry-pdl-2"
 MIN_ARCH = 90                  # griddepcontrol: sm_90, PTX 7.8
 _PROLOGUE = "\tgriddepcontrol.launch_dependents;\n\tgriddepcontrol.wait;\n"
 
 _ENTRY = re.compile(r"^[ \t]*(?:\.(?:visible|weak)[ \t]+)?\.entry[ \t]+([\w$]+)", re.M)
-# what may stand at the top of a body before its first instruction
-_DECL = re.compile(r"[ \t]*(?:\.(?:reg|local|shared|param|pragma|loc)\b[^\n]*)?(?://[^\n]*)?\n")
+# what may stand at the top of a body before its first instruction: a line of one declaration (or .loc), a
+# comment or nothing; a line where an instruction follows the declaration (inline asm) is not skipped
+_DECL = re.compile(r"[ \t]*(?:\.(?:reg|local|shared|param|pragma)\b[^;\n]*;|\.loc\b[^;\n]*)?[ \t]*(?://[^\n]*)?\n")
 
 
 def enabled() -> bool:
@@ -44,12 +48,20 @@ def enabled() -> bool:
 
 def wanted(t: Target, options: Mapping[str, Any]) -> bool:
     """Whether the kernel compiled for t with these options gets launch_pdl and the entry wait: CUDA sm90+, the
-    caller chose no launch_pdl (theirs stands either way) and no cooperative launch, TRIDENT_JAX_PDL not 0."""
+    caller chose no launch_pdl (theirs stands either way) and no cooperative launch, TRIDENT_JAX_PDL not 0, and
+    Triton keeps PTX in its cache (TRITON_STORE_BINARY_ONLY unset)."""
     if t.backend != "cuda" or not isinstance(t.arch, int) or t.arch < MIN_ARCH:
         return False
     if "launch_pdl" in options or options.get("launch_cooperative_grid"):
         return False
-    return enabled()
+    return enabled() and _ptx_kept()
+
+
+def _ptx_kept() -> bool:
+    """Whether Triton keeps a compilation's PTX in its cache: compile._check_pdl reads it there, and with
+    TRITON_STORE_BINARY_ONLY no cached compilation could show that it waits (so none is made for PDL)."""
+    from triton import knobs
+    return not getattr(knobs.compilation, "store_binary_only", False)
 
 
 def patch_ptx(ptx: str) -> str:

@@ -231,6 +231,18 @@ def _forget(d: Damaged, group_dir: str, name: str) -> None:
                                f"({e.strerror}): remove it, or clear Triton's cache ({group_dir})") from None
 
 
+def forget_entry(path: str, name: str, why: str) -> bool:
+    """Forgets the entry of Triton's cache holding path, a file of a compilation of kernel `name` that trident
+    refuses for why (so that Triton compiles it again, instead of serving it again); whether it could."""
+    if not os.path.isabs(path):
+        return False
+    try:
+        _forget(Damaged(path, why), os.path.dirname(path), name)
+    except CompileError:
+        return False
+    return True
+
+
 def _warn(d: Damaged) -> None:
     warnings.warn(f"trident.jax: Triton's cache file {d.path} is damaged ({d.why}): compiling the kernel again",
                   RuntimeWarning, stacklevel=4)

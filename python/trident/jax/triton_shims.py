@@ -227,21 +227,26 @@ _ptx_patch: contextvars.ContextVar[Optional[Callable[[str], str]]] = contextvars
 _hook_lock = threading.Lock()
 _hook_users = 0
 _hook_prev: Any = None
+_hook: Any = None   # the hook installed now (_stages_hook_over(_hook_prev)), None while trident's is not
 
 
-def _stages_hook(*args: Any) -> Any:
-    prev = _hook_prev
-    if not args:
-        # Triton 3.7+ asks what the pipeline adds to a compile key: nothing of ours (the source's hash names the
-        # patch, for 3.6 too)
-        return prev() if prev is not None else ("", "")
-    if prev is not None:
-        prev(*args)
-    patch = _ptx_patch.get()
-    stages = args[1]
-    if patch is not None and "ptx" in stages:
-        make_ptx = stages["ptx"]
-        stages["ptx"] = lambda src, metadata: patch(make_ptx(src, metadata))
+def _stages_hook_over(prev: Any) -> Callable[..., Any]:
+    """Trident's hook, chained to prev: bound in it, not read from a global, since a thread of Triton's that took
+    the hook from the knob before trident put prev back still calls it after (and must still call prev)."""
+    def hook(*args: Any) -> Any:
+        if not args:
+            # Triton 3.7+ asks what the pipeline adds to a compile key: nothing of ours (the source's hash names
+            # the patch, for 3.6 too)
+            return prev() if prev is not None else ("", "")
+        if prev is not None:
+            prev(*args)
+        patch = _ptx_patch.get()
+        stages = args[1]
+        if patch is not None and "ptx" in stages:
+            make_ptx = stages["ptx"]
+            stages["ptx"] = lambda src, metadata: patch(make_ptx(src, metadata))
+    hook.trident_prev = prev   # type: ignore[attr-defined]
+    return hook
 
 
 @contextlib.contextmanager
@@ -249,12 +254,16 @@ def ptx_patched(patch: Callable[[str], str]):
     """While it lasts, a triton.compile on this thread passes the PTX it makes through patch before ptxas; its
     source must carry a patch_mark (SerialASTSource), or Triton's cache mixes patched and plain compilations. The
     hook is Triton's only while some thread compiles with it (a hook set meanwhile by others is left in place)."""
-    global _hook_users, _hook_prev
+    global _hook_users, _hook_prev, _hook
     from triton import knobs
     with _hook_lock:
         if _hook_users == 0:
-            _hook_prev = knobs.runtime.add_stages_inspection_hook
-            knobs.runtime.add_stages_inspection_hook = _stages_hook
+            # one of trident's put back by another that saved it (and so left in place): chained to what it was
+            # chained to, not to itself (which patches twice)
+            cur = knobs.runtime.add_stages_inspection_hook
+            _hook_prev = getattr(cur, "trident_prev", cur)
+            _hook = _stages_hook_over(_hook_prev)
+            knobs.runtime.add_stages_inspection_hook = _hook
         _hook_users += 1
     token = _ptx_patch.set(patch)
     try:
@@ -264,6 +273,6 @@ def ptx_patched(patch: Callable[[str], str]):
         with _hook_lock:
             _hook_users -= 1
             if _hook_users == 0:
-                if knobs.runtime.add_stages_inspection_hook is _stages_hook:
+                if knobs.runtime.add_stages_inspection_hook is _hook:
                     knobs.runtime.add_stages_inspection_hook = _hook_prev
-                _hook_prev = None
+                _hook_prev = _hook = None
