@@ -1,8 +1,9 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Programmatic dependent launch for the kernels trident.jax compiles (pdl.py): an sm90 kernel whose caller chose
-no launch_pdl is compiled with it and waits at its entry before any instruction of its own; every other kernel
-is compiled as Triton compiles it; Triton's cache keeps the two apart; TRIDENT_JAX_PDL=0 turns it off. Compiled
-for sm90 with the installed Triton, without a GPU (the GPU suite launches every kernel so)."""
+"""Programmatic dependent launch for the kernels trident.jax compiles (pdl.py), where TRIDENT_JAX_PDL=1 asks for
+it: an sm90 kernel whose caller chose no launch_pdl is compiled with it and waits at its entry before any
+instruction of its own; every other kernel, and every kernel without the variable, is compiled as Triton
+compiles it; Triton's cache keeps the two apart. Compiled for sm90 with the installed Triton, without a GPU; the
+last test runs trident's PDL kernels between XLA's on one."""
 import re
 
 import jax
@@ -29,6 +30,20 @@ def compile_add(target="sm90", **kw):
     jt.triton_call(X, X, kernel=pdl_add_kernel, out_shape=X, grid=(4,), n_elements=X.size, BLOCK=256, **kw)
 
 
+@pytest.fixture(autouse=True)
+def pdl_asked(monkeypatch):
+    """TRIDENT_JAX_PDL=1: PDL is trident.jax's only where asked for (pdl.py)."""
+    monkeypatch.setenv(pdl.ENV, "1")
+
+
+def test_off_unless_asked(record, fresh_cache, monkeypatch):
+    monkeypatch.delenv(pdl.ENV)
+    with jt.targets("sm90"):
+        compile_add(num_warps=1)
+    meta, ptx = sm90_of(record[0].kernel)
+    assert meta["launch_pdl"] is False and "griddepcontrol" not in ptx
+
+
 def sm90_of(kernel):
     """(metadata, PTX text) of the kernel's sm90 images."""
     ptx = next(t for t in kernel.targets if t.format == "ptx" and t.arch == "sm90")
@@ -37,15 +52,16 @@ def sm90_of(kernel):
 
 
 def waits_first(ptx):
-    """Whether the entry's first instructions are the trigger and the wait, before any load or store."""
+    """Whether the entry's first instruction is the wait, before any load or store, and nothing lets the next
+    kernel start early (XLA's own kernels after it are made for predecessors that trigger only when they end)."""
     body = ptx[ptx.index("{", ptx.index(".entry")) + 1:]
     instructions = [ln.strip() for ln in body.splitlines()
                     if ln.strip() and not re.match(r"(\.|//|\$|\{|\})", ln.strip())]
-    return instructions[:2] == ["griddepcontrol.launch_dependents;", "griddepcontrol.wait;"]
+    return instructions[:1] == ["griddepcontrol.wait;"] and "griddepcontrol.launch_dependents;" not in instructions
 
 
 def test_sm90_kernel_waits_at_its_entry_and_is_launched_with_pdl(record, fresh_cache, monkeypatch):
-    monkeypatch.delenv(pdl.ENV, raising=False)
+    monkeypatch.setenv(pdl.ENV, "1")
     with jt.targets("sm90", "sm80"):
         compile_add()
     meta, ptx = sm90_of(record[0].kernel)
@@ -143,7 +159,7 @@ def test_patch_ptx():
     assert pdl.is_patched(out) and not pdl.is_patched(PTX)
     first = out[out.index(".entry first"):out.index(".entry second")]
     # after the declarations, before the first instruction
-    assert first.index("%rd<2>;") < first.index("griddepcontrol.launch_dependents;") < first.index("ld.param")
+    assert first.index("%rd<2>;") < first.index("griddepcontrol.wait;") < first.index("ld.param")
     assert out.count("griddepcontrol.wait;") == 2 and out.replace(pdl._PROLOGUE, "") == PTX
     # a declaration line with an instruction after it (inline asm) is not skipped: the wait comes before it
     asm = PTX.replace("\t.reg .b64 \t%rd<2>;\n", "\t.reg .b64 \t%rd<2>;\n\t.reg .u32 t; ld.global.u32 t, [%rd1];\n")
@@ -157,7 +173,7 @@ def test_patch_ptx():
 
 def test_store_binary_only_compiles_without_pdl(record, fresh_cache, monkeypatch, tmp_path):
     """TRITON_STORE_BINARY_ONLY: Triton keeps no PTX that could show the wait, so no PDL (not a CompileError)."""
-    monkeypatch.delenv(pdl.ENV, raising=False)
+    monkeypatch.setenv(pdl.ENV, "1")
     # Triton's knobs through the environment: setting a knob writes os.environ too, which monkeypatch does not undo
     monkeypatch.setenv("TRITON_STORE_BINARY_ONLY", "1")
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton"))
@@ -207,7 +223,7 @@ def test_compile_key_names_the_patch(monkeypatch):
     older patch_ptx is not served after the patch changes."""
     from trident.jax import compile as tc
     from trident.jax.platforms import target
-    monkeypatch.delenv(pdl.ENV, raising=False)
+    monkeypatch.setenv(pdl.ENV, "1")
     args = (pdl_add_kernel, target("sm90"), {"x_ptr": "*fp32"}, {}, {}, {})
     key = tc.compile_key(*args)
     monkeypatch.setattr(pdl, "MARK", "trident-entry-pdl-test")
@@ -220,7 +236,7 @@ def test_unpatched_compilation_is_refused_and_not_kept(record, fresh_cache, monk
     from triton import knobs
 
     from trident.jax import compile as tc
-    monkeypatch.delenv(pdl.ENV, raising=False)
+    monkeypatch.setenv(pdl.ENV, "1")
     monkeypatch.delenv("TRITON_ALWAYS_COMPILE", raising=False)
     monkeypatch.setenv("TRITON_CACHE_DIR", str(tmp_path / "triton"))
     monkeypatch.setattr(knobs.runtime, "add_stages_inspection_hook", None)   # put back after the test
@@ -250,13 +266,15 @@ from test_jax_pdl import pdl_add_kernel
 
 n = 1 << 22   # many programs: an add still running when what follows it is scheduled
 
-def chain(x, y):
-    for _ in range(8):   # trident's add and XLA's own kernels, each reading the other's result at once
-        x = jt.triton_call(x, y, kernel=pdl_add_kernel, out_shape=x, grid=(jt.cdiv(n, 1024),), n_elements=n,
-                           BLOCK=1024)
-        y = jnp.sqrt(jnp.abs(x)) - y
-        x = jax.lax.optimization_barrier(x * np.float32(0.5))
-    return x, y
+def chain_of(**opts):
+    def chain(x, y):
+        for _ in range(8):   # trident's add and XLA's own kernels, each reading the other's result at once
+            x = jt.triton_call(x, y, kernel=pdl_add_kernel, out_shape=x, grid=(jt.cdiv(n, 1024),), n_elements=n,
+                               BLOCK=1024, **opts)
+            y = jnp.sqrt(jnp.abs(x)) - y
+            x = jax.lax.optimization_barrier(x * np.float32(0.5))
+        return x, y
+    return jax.jit(chain)
 
 def reference(x, y):
     for _ in range(8):
@@ -265,31 +283,36 @@ def reference(x, y):
         x = x * np.float32(0.5)
     return x, y
 
-f = jax.jit(chain)
+pdl, plain = chain_of(), chain_of(launch_pdl=False)   # the same program but for PDL: the same bits
 rng = np.random.default_rng(24)
+bad = []
 for run in range(4):   # new inputs each run: new buffers, XLA updates its command buffer
     x, y = (rng.standard_normal(n).astype(np.float32) for _ in range(2))
-    got = [np.asarray(v) for v in f(jnp.asarray(x), jnp.asarray(y))]
-    for g, want in zip(got, reference(x, y)):
-        np.testing.assert_allclose(g, want, rtol=1e-5, atol=1e-5)
-print("ok")
+    got = [np.asarray(v) for v in pdl(jnp.asarray(x), jnp.asarray(y))]
+    want = [np.asarray(v) for v in plain(jnp.asarray(x), jnp.asarray(y))]
+    differ = sum(int(np.sum(g != w)) for g, w in zip(got, want))
+    err = max(float(np.max(np.abs(w - r))) for w, r in zip(want, reference(x, y)))
+    print(f"run {run}: {differ} elements differ from the launch without PDL; without PDL vs NumPy max |d| {err:.3g}")
+    if differ or err > 1e-3:
+        bad.append(run)
+print("ok" if not bad else f"wrong in runs {bad}")
 """
 
 
 @pytest.mark.parametrize("command_buffers", [True, False], ids=["command-buffers", "no-command-buffers"])
 def test_pdl_kernels_between_xlas_give_right_results(gpu, tmp_path, command_buffers):
-    """On the GPU: trident's sm90+ kernels (launched with PDL, waiting at their entry and letting what follows be
-    scheduled at once) between XLA's own kernels, each reading the other's result: every element right, with
-    XLA's command buffers (PDL edges where the call is a kernel node) and without."""
+    """On the GPU: trident's sm90+ kernels (TRIDENT_JAX_PDL=1: launched with PDL, waiting at their entry) between
+    XLA's own kernels, each reading the other's result: every element the same bits as with launch_pdl=False (and
+    that close to NumPy's), with XLA's command buffers (PDL edges where the call is a kernel node) and without."""
     import os
     import subprocess
     import sys
     env = dict(os.environ, XLA_PYTHON_CLIENT_PREALLOCATE="false", TRIDENT_CACHE_DIR=str(tmp_path / "trident"),
                PYTHONPATH=os.pathsep.join(p for p in [os.path.dirname(os.path.dirname(os.path.dirname(jt.__file__))),
                                                       os.environ.get("PYTHONPATH", "")] if p))
-    env.pop(pdl.ENV, None)
+    env[pdl.ENV] = "1"
     if not command_buffers:
         env["XLA_FLAGS"] = "--xla_gpu_enable_command_buffer="
     r = subprocess.run([sys.executable, "-c", CHAIN_SCRIPT, os.path.dirname(os.path.abspath(__file__))], env=env,
                        capture_output=True, text=True, timeout=600)
-    assert r.returncode == 0 and "ok" in r.stdout, (r.stdout[-2000:], r.stderr[-4000:])
+    assert r.returncode == 0 and r.stdout.strip().splitlines()[-1:] == ["ok"], (r.stdout[-2000:], r.stderr[-4000:])
