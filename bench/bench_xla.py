@@ -126,11 +126,15 @@ def build(which: str, sds):
             return x
         if which == "trident.jax+autopdl":   # the variable is read when the call is lowered: compiled now
             from trident.jax import pdl
+            before = os.environ.get(pdl.ENV)
             os.environ[pdl.ENV] = "1"
             try:
                 return jax.jit(chain).lower(sds, sds).compile()
-            finally:
-                del os.environ[pdl.ENV]
+            finally:   # the other trident.jax paths compile as the caller's environment says
+                if before is None:
+                    del os.environ[pdl.ENV]
+                else:
+                    os.environ[pdl.ENV] = before
     elif which == "trident.jax+pdl":
         # the add made safe for programmatic dependent launch and compiled for it: whether a custom call's kernel
         # gets the overlap XLA gives its own kernels (each custom call is a child graph of its own)
