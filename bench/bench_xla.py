@@ -5,8 +5,9 @@
 A jitted chain of 256 calls (BENCH_XLA_CHAIN) of a tiny Triton add (one
 program of 1024 elements, 4 warps) through trident.jax.kernel_call (the
 committed sm90 fixture), through trident.jax.triton_call (compiled from
-source; `trident.jax+autopdl` with TRIDENT_JAX_PDL=1, for sm90 with PDL,
-waiting at its entry: trident/jax/pdl.py), through jax-triton (jaxlib's triton_kernel_call_ffi) when it is
+source: for sm90 with PDL, triggering and waiting at its entry, as
+trident.jax compiles it by default, trident/jax/pdl.py; `trident.jax-nopdl`
+with TRIDENT_JAX_PDL=0, as Triton compiles it), through jax-triton (jaxlib's triton_kernel_call_ffi) when it is
 importable, through `floor` (the same cubin launched by the least an FFI
 handler can do, bench/ffi_floor.c: what any custom call costs; XLA's command
 buffers stream-capture it), through `floor+record` (the same handler with the
@@ -86,7 +87,7 @@ MOVING_SETS = env_count("BENCH_XLA_MOVING_SETS", 20)
 RUNS = env_count("BENCH_XLA_RUNS", 50)
 PROCESSES = env_count("BENCH_XLA_PROCESSES", 3)   # per setting
 N = 1024
-ALL_PATHS = ("trident", "trident.jax", "trident.jax+autopdl", "trident.jax+pdl", "jax-triton", "floor", "floor+record",
+ALL_PATHS = ("trident", "trident.jax", "trident.jax-nopdl", "trident.jax+pdl", "jax-triton", "floor", "floor+record",
              "floor+record+bundle", "xla")
 # --ncu's and --updates' children, one path each
 CHILD_PATHS = ("trident", "floor", "floor+record", "floor+record+bundle", "xla", "trident.jax")
@@ -109,9 +110,9 @@ def build(which: str, sds):
             for _ in range(CHAIN):
                 x = tj.kernel_call(k, x, y, N, grid=1, out_shape=sds)
             return x
-    elif which in ("jax-triton", "trident.jax", "trident.jax+autopdl"):
-        # the same source and call through both packages: only the import differs (+autopdl: compiled with
-        # TRIDENT_JAX_PDL=1, for PDL and waiting at its entry, trident/jax/pdl.py)
+    elif which in ("jax-triton", "trident.jax", "trident.jax-nopdl"):
+        # the same source and call through both packages: only the import differs (-nopdl: compiled with
+        # TRIDENT_JAX_PDL=0, as Triton compiles it: trident/jax/pdl.py)
         sys.path.insert(0, str(SRC / "tests" / "fixtures"))
         if which == "jax-triton":
             import jax_triton as jt
@@ -124,10 +125,10 @@ def build(which: str, sds):
                 x = jt.triton_call(x, y, N, kernel=kernels.add_out_kernel, out_shape=sds, grid=(1,), BLOCK=1024,
                                    num_warps=4)
             return x
-        if which == "trident.jax+autopdl":   # the variable is read when the call is lowered: compiled now
+        if which == "trident.jax-nopdl":   # the variable is read when the call is lowered: compiled now
             from trident.jax import pdl
             before = os.environ.get(pdl.ENV)
-            os.environ[pdl.ENV] = "1"
+            os.environ[pdl.ENV] = "0"
             try:
                 return jax.jit(chain).lower(sds, sds).compile()
             finally:   # the other trident.jax paths compile as the caller's environment says

@@ -1,8 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
-"""Programmatic dependent launch for the kernels trident.jax compiles (pdl.py), where TRIDENT_JAX_PDL=1 asks for
-it: an sm90 kernel whose caller chose no launch_pdl is compiled with it and waits at its entry before any
-instruction of its own; every other kernel, and every kernel without the variable, is compiled as Triton
-compiles it; Triton's cache keeps the two apart. Compiled for sm90 with the installed Triton, without a GPU; the
+"""Programmatic dependent launch for the kernels trident.jax compiles (pdl.py), unless TRIDENT_JAX_PDL=0: an
+sm90 kernel whose caller chose no launch_pdl is compiled with it, lets the next kernel be scheduled and waits at
+its entry before any instruction of its own; every other kernel, and every kernel with the variable 0, is
+compiled as Triton compiles it; Triton's cache keeps the two apart. Compiled for sm90 with the installed Triton, without a GPU; the
 last test runs trident's PDL kernels between XLA's on one."""
 import re
 
@@ -31,17 +31,16 @@ def compile_add(target="sm90", **kw):
 
 
 @pytest.fixture(autouse=True)
-def pdl_asked(monkeypatch):
-    """TRIDENT_JAX_PDL=1: PDL is trident.jax's only where asked for (pdl.py)."""
-    monkeypatch.setenv(pdl.ENV, "1")
+def pdl_default(monkeypatch):
+    """TRIDENT_JAX_PDL unset: the default, PDL on (pdl.py)."""
+    monkeypatch.delenv(pdl.ENV, raising=False)
 
 
-def test_off_unless_asked(record, fresh_cache, monkeypatch):
-    monkeypatch.delenv(pdl.ENV)
+def test_on_by_default(record, fresh_cache):
     with jt.targets("sm90"):
         compile_add(num_warps=1)
     meta, ptx = sm90_of(record[0].kernel)
-    assert meta["launch_pdl"] is False and "griddepcontrol" not in ptx
+    assert meta["launch_pdl"] is True and waits_first(ptx)
 
 
 def sm90_of(kernel):
@@ -52,16 +51,16 @@ def sm90_of(kernel):
 
 
 def waits_first(ptx):
-    """Whether the entry's first instruction is the wait, before any load or store, and nothing lets the next
-    kernel start early (XLA's own kernels after it are made for predecessors that trigger only when they end)."""
+    """Whether the entry's first instructions are the trigger and the wait, before any load or store, each once."""
     body = ptx[ptx.index("{", ptx.index(".entry")) + 1:]
     instructions = [ln.strip() for ln in body.splitlines()
                     if ln.strip() and not re.match(r"(\.|//|\$|\{|\})", ln.strip())]
-    return instructions[:1] == ["griddepcontrol.wait;"] and "griddepcontrol.launch_dependents;" not in instructions
+    return (instructions[:2] == ["griddepcontrol.launch_dependents;", "griddepcontrol.wait;"]
+            and instructions.count("griddepcontrol.wait;") == 1)
 
 
 def test_sm90_kernel_waits_at_its_entry_and_is_launched_with_pdl(record, fresh_cache, monkeypatch):
-    monkeypatch.setenv(pdl.ENV, "1")
+    monkeypatch.setenv(pdl.ENV, "1")   # as unset
     with jt.targets("sm90", "sm80"):
         compile_add()
     meta, ptx = sm90_of(record[0].kernel)
@@ -266,15 +265,18 @@ from test_jax_pdl import pdl_add_kernel
 
 n = 1 << 22   # many programs: an add still running when what follows it is scheduled
 
-def chain_of(**opts):
+def chain_of(add):
     def chain(x, y):
-        for _ in range(8):   # trident's add and XLA's own kernels, each reading the other's result at once
-            x = jt.triton_call(x, y, kernel=pdl_add_kernel, out_shape=x, grid=(jt.cdiv(n, 1024),), n_elements=n,
-                               BLOCK=1024, **opts)
+        for _ in range(8):   # the add and XLA's own kernels, each reading the other's result at once
+            x = add(x, y)
             y = jnp.sqrt(jnp.abs(x)) - y
             x = jax.lax.optimization_barrier(x * np.float32(0.5))
         return x, y
     return jax.jit(chain)
+
+def trident_add(**opts):
+    return lambda x, y: jt.triton_call(x, y, kernel=pdl_add_kernel, out_shape=x, grid=(jt.cdiv(n, 1024),),
+                                       n_elements=n, BLOCK=1024, **opts)
 
 def reference(x, y):
     for _ in range(8):
@@ -283,17 +285,23 @@ def reference(x, y):
         x = x * np.float32(0.5)
     return x, y
 
-pdl, plain = chain_of(), chain_of(launch_pdl=False)   # the same program but for PDL: the same bits
+# the same program but for PDL, and with XLA's own add: the same bits (IEEE float32 adds)
+pdl, plain = chain_of(trident_add()), chain_of(trident_add(launch_pdl=False))
+xla = chain_of(lambda x, y: jax.lax.optimization_barrier(x + y))
 rng = np.random.default_rng(24)
 bad = []
-for run in range(4):   # new inputs each run: new buffers, XLA updates its command buffer
+for run in range(6):   # new inputs each run: new buffers, XLA updates its command buffer
     x, y = (rng.standard_normal(n).astype(np.float32) for _ in range(2))
     got = [np.asarray(v) for v in pdl(jnp.asarray(x), jnp.asarray(y))]
     want = [np.asarray(v) for v in plain(jnp.asarray(x), jnp.asarray(y))]
+    own = [np.asarray(v) for v in xla(jnp.asarray(x), jnp.asarray(y))]
     differ = sum(int(np.sum(g != w)) for g, w in zip(got, want))
+    differ_xla = sum(int(np.sum(g != w)) for g, w in zip(got, own))
+    # NumPy's float32 sqrt and XLA's differ in the last bit, which the chain's sqrt near 0 magnifies (0.0092 seen)
     err = max(float(np.max(np.abs(w - r))) for w, r in zip(want, reference(x, y)))
-    print(f"run {run}: {differ} elements differ from the launch without PDL; without PDL vs NumPy max |d| {err:.3g}")
-    if differ or err > 1e-3:
+    print(f"run {run}: {differ} elements differ from the launch without PDL, {differ_xla} from XLA's own add; "
+          f"without PDL vs NumPy max |d| {err:.3g}")
+    if differ or differ_xla or err > 0.05:
         bad.append(run)
 print("ok" if not bad else f"wrong in runs {bad}")
 """
@@ -301,16 +309,17 @@ print("ok" if not bad else f"wrong in runs {bad}")
 
 @pytest.mark.parametrize("command_buffers", [True, False], ids=["command-buffers", "no-command-buffers"])
 def test_pdl_kernels_between_xlas_give_right_results(gpu, tmp_path, command_buffers):
-    """On the GPU: trident's sm90+ kernels (TRIDENT_JAX_PDL=1: launched with PDL, waiting at their entry) between
-    XLA's own kernels, each reading the other's result: every element the same bits as with launch_pdl=False (and
-    that close to NumPy's), with XLA's command buffers (PDL edges where the call is a kernel node) and without."""
+    """On the GPU: trident's sm90+ kernels (launched with PDL, triggering and waiting at their entry) between XLA's
+    own kernels, each reading the other's result: every element the same bits as with launch_pdl=False and as with
+    XLA's own add (and close to NumPy's), with XLA's command buffers (PDL edges where the call is a kernel node)
+    and without."""
     import os
     import subprocess
     import sys
     env = dict(os.environ, XLA_PYTHON_CLIENT_PREALLOCATE="false", TRIDENT_CACHE_DIR=str(tmp_path / "trident"),
                PYTHONPATH=os.pathsep.join(p for p in [os.path.dirname(os.path.dirname(os.path.dirname(jt.__file__))),
                                                       os.environ.get("PYTHONPATH", "")] if p))
-    env[pdl.ENV] = "1"
+    env.pop(pdl.ENV, None)   # the default
     if not command_buffers:
         env["XLA_FLAGS"] = "--xla_gpu_enable_command_buffer="
     r = subprocess.run([sys.executable, "-c", CHAIN_SCRIPT, os.path.dirname(os.path.abspath(__file__))], env=env,

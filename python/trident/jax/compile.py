@@ -540,8 +540,8 @@ def _check_pdl(ck: Any, name: str, t: Target) -> None:
             _triton_cache.forget_entry(path, name, "compiled for PDL without the wait at its entry")
         raise CompileError(f"kernel '{name}' for {t}: compiled for programmatic dependent launch, but its PTX "
                            f"({path or 'none in the compilation'}) does not wait at its entry: Triton's "
-                           f"add_stages_inspection_hook was replaced while it compiled? Unset {_pdl.ENV} (or set it to 0) "
-                           f"to compile without PDL")
+                           f"add_stages_inspection_hook was replaced while it compiled? Set {_pdl.ENV}=0 to compile "
+                           f"without PDL")
 
 
 def _identity(fn: Any, t: Target, options: dict[str, Any]) -> dict[str, str]:

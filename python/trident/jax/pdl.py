@@ -7,20 +7,18 @@ Inside a command buffer XLA joins two kernel nodes with a PDL edge only where th
 custom call's kernel that was not breaks the chain on both of its sides (bench/NOTES.md: 1.19x XLA's own
 fusion for the same add, 0.93x for the add compiled with launch_pdl and gdc_wait).
 
-A Triton kernel may be launched so only when it was compiled for it (launch_pdl) and waits itself. With
-TRIDENT_JAX_PDL=1, where the caller did not choose launch_pdl, a kernel compiled here for sm90+ gets launch_pdl
-and, as the first instruction of its entry, griddepcontrol.wait (in its PTX, before ptxas). The wait returns
-once every grid before it has finished and its memory is visible, before any instruction of the kernel's own:
-it reads and writes nothing earlier than it would without PDL. What changes is when it is scheduled: while the
-kernel before it still runs. It does not let the kernel after it start early (griddepcontrol.launch_dependents):
-that one may be XLA's own, joined to it by a PDL edge.
-
-It is asked for, not on by default: on the H200 (2026-12-02) the first form, which also triggered the next
-kernel at its entry, gave a chain of trident adds and XLA fusions results that differed from NumPy's beyond the
-test's tolerance (with command buffers on and off), and whether that was an early start of XLA's kernel or the
-tolerance was not settled on a GPU; tests/test_jax_pdl.py's GPU test compares the form here with the launch
-without PDL bit for bit. Unset or 0 compiles kernels as Triton does, as does TRITON_STORE_BINARY_ONLY=1 (the PTX
-that shows the wait is then not kept).
+A Triton kernel may be launched so only when it was compiled for it (launch_pdl) and waits itself. Unless
+TRIDENT_JAX_PDL=0, where the caller did not choose launch_pdl, a kernel compiled here for sm90+ gets launch_pdl
+and, first in its entry (in its PTX, before ptxas), griddepcontrol.launch_dependents and griddepcontrol.wait.
+The wait returns once every grid before it has finished and its memory is visible, before any instruction of the
+kernel's own: it reads and writes nothing earlier than it would without PDL. The trigger lets the kernel after it
+be scheduled once every block of this one has started; that kernel, launched with PDL, waits in turn before it
+reads (XLA's own kernels do, as do trident's and any launch_pdl kernel keeping Triton's rule: gdc_wait before
+touching what the kernel before it wrote), so only scheduling moves, not memory order. On the H200 (2026-12-02)
+tests/test_jax_pdl.py's GPU test gave the same bits as without PDL with command buffers on and off, and the
+trigger took a chain of trident adds between XLA fusions from 1.09x XLA's own to 1.01-1.05x (bench/NOTES.md).
+TRIDENT_JAX_PDL=0 compiles kernels as Triton does, as does TRITON_STORE_BINARY_ONLY=1 (the PTX that shows the
+wait is then not kept).
 """
 from __future__ import annotations
 
@@ -33,9 +31,9 @@ from .platforms import CompileError, Target
 ENV = "TRIDENT_JAX_PDL"
 # names a patched compilation in Triton's cache key (triton_shims.ptx_patched) and trident's (compile_key): a new
 # one where patch_ptx's output changes
-MARK = "trident-entry-pdl-3"
+MARK = "trident-entry-pdl-4"
 MIN_ARCH = 90                  # griddepcontrol: sm_90, PTX 7.8
-_PROLOGUE = "\tgriddepcontrol.wait;\n"
+_PROLOGUE = "\tgriddepcontrol.launch_dependents;\n\tgriddepcontrol.wait;\n"
 
 _ENTRY = re.compile(r"^[ \t]*(?:\.(?:visible|weak)[ \t]+)?\.entry[ \t]+([\w$]+)", re.M)
 # what may stand at the top of a body before its first instruction: a line of one declaration (or .loc), a
@@ -44,8 +42,8 @@ _DECL = re.compile(r"[ \t]*(?:\.(?:reg|local|shared|param|pragma)\b[^;\n]*;|\.lo
 
 
 def enabled() -> bool:
-    """TRIDENT_JAX_PDL: 1, on; unset or 0, off (ASKED); anything else a ValueError naming it."""
-    v = os.environ.get(ENV, "0").strip()
+    """TRIDENT_JAX_PDL: unset or 1, on; 0, off; anything else a ValueError naming it."""
+    v = os.environ.get(ENV, "1").strip()
     if v not in ("0", "1"):
         raise ValueError(f"{ENV}={os.environ[ENV]!r}: expected 0 (kernels compiled as Triton does) or 1 (PDL for "
                          f"sm90+ kernels whose caller did not choose launch_pdl)")
