@@ -323,7 +323,7 @@ struct call_spec {
     struct cands k;
     int64_t grid[24];
     int64_t zero[16], zoff[9];
-    int64_t kinds[8], index[8];
+    int64_t kinds[16], index[16];
     size_t nparams, nzero, naliased;
     int64_t aliased[4];
     char scalars[64];
@@ -1358,6 +1358,228 @@ START_TEST(record_falls_back_to_capture)
     add_free(&b);
 }
 END_TEST
+
+/* What a record call's kernel arguments must be: each one's type, and a host value's size and bytes. */
+struct rec_expect {
+    int64_t n;
+    XLA_FFI_KernelArgType type[16];
+    int64_t size[16];
+    uint64_t value[16];
+};
+
+static void expect_ptr(struct rec_expect *e)
+{
+    e->type[e->n++] = XLA_FFI_KernelArgType_DevicePtr;
+}
+
+static void expect_value(struct rec_expect *e, const void *bytes, int64_t size)
+{
+    e->type[e->n] = XLA_FFI_KernelArgType_HostValue;
+    e->size[e->n] = size;
+    memcpy(&e->value[e->n++], bytes, (size_t)size);
+}
+
+/* The last create_launch or update_launch got what e says, with device pointers ptr[i]. */
+static void args_are(const struct rec_expect *e, void *const *ptr)
+{
+    ck_assert_int_eq(fx_rec.nargs, e->n);
+    for (int64_t i = 0; i < e->n; i++) {
+        ck_assert_msg(fx_rec.args[i].type == e->type[i], "argument %lld: type %d, expected %d", (long long)i,
+                      (int)fx_rec.args[i].type, (int)e->type[i]);
+        if (e->type[i] == XLA_FFI_KernelArgType_DevicePtr) {
+            ARG_PTR(i, ptr[i]);
+        } else {
+            ck_assert_msg(fx_rec.args[i].size == e->size[i] && fx_rec.values[i] == e->value[i],
+                          "argument %lld: %lld bytes 0x%llx, expected %lld bytes 0x%llx", (long long)i,
+                          (long long)fx_rec.args[i].size, (unsigned long long)fx_rec.values[i],
+                          (long long)e->size[i], (unsigned long long)e->value[i]);
+        }
+    }
+}
+
+/* One frame's buffers (XLA_FFI_Buffer pointers), operands then results. */
+struct rec_frame {
+    void *args[8], *rets[8];
+};
+
+static void frame_use(struct fx_exec *x, const struct rec_frame *fr)
+{
+    memcpy(x->args, fr->args, sizeof x->args);
+    memcpy(x->rets, fr->rets, sizeof x->rets);
+}
+
+/* The call, executed on frame `a`, is recorded as a kernel node with the arguments e (device pointers pa[]); its
+ * buffers move to frame `b` (executed there first, as XLA would): the update gives the node the creation's
+ * arguments with b's addresses (pb[]); XLA making its command buffer again gets b's arguments too; an update
+ * back to `a` gives a's. `between` (an executable of the same kernel with other scalars, or NULL) is recorded
+ * between the creation and the update: its scalars must not reach this call's node. */
+static void record_moves(struct fx_exec *x, struct fx_attrs *at, const struct rec_expect *e, const struct rec_frame *a,
+                         void *const *pa, const struct rec_frame *b, void *const *pb, struct fx_exec *between,
+                         struct fx_attrs *between_at)
+{
+    unsigned creates = fx_rec.creates, updates = fx_rec.updates, captures = fx_rec.captures;
+    frame_use(x, a);
+    FX_OK(fx_execute(x, at));
+    FX_OK(fx_record(x, at, XLA_FFI_RecordAction_Create, XLA_FFI_Extension_Record_MinorVersion));
+    ck_assert_uint_eq(fx_rec.creates, creates + 1);
+    args_are(e, pa);
+    if (between) {
+        FX_OK(fx_execute(between, between_at));
+        FX_OK(fx_record(between, between_at, XLA_FFI_RecordAction_Create, XLA_FFI_Extension_Record_MinorVersion));
+        ck_assert_uint_eq(fx_rec.creates, creates + 2);
+        creates++;
+        fx_rec.ncommands = 1;
+        fx_rec.commands[0] = (const XLA_FFI_Command *)&fx_command_token;
+    }
+    frame_use(x, b);
+    FX_OK(fx_execute(x, at));
+    FX_OK(fx_record(x, at, XLA_FFI_RecordAction_Update, XLA_FFI_Extension_Record_MinorVersion));
+    ck_assert_uint_eq(fx_rec.updates, updates + 1);
+    ck_assert_ptr_eq(fx_rec.updated, (void *)&fx_command_token);
+    args_are(e, pb);
+    FX_OK(fx_record(x, at, XLA_FFI_RecordAction_Create, XLA_FFI_Extension_Record_MinorVersion));
+    ck_assert_uint_eq(fx_rec.creates, creates + 2);
+    args_are(e, pb);
+    frame_use(x, a);
+    FX_OK(fx_record(x, at, XLA_FFI_RecordAction_Update, XLA_FFI_Extension_Record_MinorVersion));
+    ck_assert_uint_eq(fx_rec.updates, updates + 2);
+    args_are(e, pa);
+    ck_assert_uint_eq(fx_rec.captures, captures);
+}
+
+/* Scalars of every size Triton passes (i1 .. i64, u32, u64, fp16, bf16, fp32, fp64) by their bytes. */
+struct scalar_values {
+    int8_t i8;
+    int16_t i16;
+    int32_t i32;
+    int64_t i64;
+    uint32_t u32;
+    uint64_t u64;
+    uint16_t f16, bf16;
+    float f32;
+    double f64;
+    uint8_t i1;
+};
+
+static void scalars_pack(const struct scalar_values *v, struct call_spec *s, struct rec_expect *e)
+{
+    const void *p[] = {&v->i8, &v->i16, &v->i32, &v->i64, &v->u32, &v->u64, &v->f16, &v->bf16, &v->f32, &v->f64,
+                       &v->i1};
+    static const size_t size[] = {1, 2, 4, 8, 4, 8, 2, 2, 4, 8, 1};
+    s->slen = 0;
+    memset(e, 0, sizeof *e);
+    expect_ptr(e); /* out */
+    for (size_t i = 0; i < XLA_ARRAY_SIZE(p); i++) {
+        memcpy(s->scalars + s->slen, p[i], size[i]);
+        s->slen += size[i];
+        expect_value(e, p[i], (int64_t)size[i]);
+    }
+    static const uint64_t null = 0;
+    expect_value(e, &null, 8); /* Triton's scratch pointers: none needed */
+    expect_value(e, &null, 8);
+}
+
+static struct blob cuda_scalars_bundle(void)
+{
+    return bundle_of(tu_fixture("cuda", "scalars"), NULL, NULL);
+}
+
+static struct blob cuda_scratch_bundle(void)
+{
+    return bundle_of(tu_fixture("cuda", "scratch"), NULL, NULL);
+}
+
+/* XLA updates a kernel node for new buffers: update_launch gets the list create_launch got with the buffers' new
+ * addresses, argument by argument (type, size, value bytes): a kernel of scalars of every size; operands and
+ * results (taken by index, not in order) with a parameter passed as a null pointer; Triton's global scratch from
+ * a result. Another executable of the same kernel with other scalars, recorded in between, changes nothing. */
+START_TEST(record_update_moves_only_the_buffers)
+{
+    static struct call_spec s, s2;
+    static const uint32_t one[] = {1}, three[] = {3};
+    int stream_token;
+    struct fx_attrs at, at2;
+    struct rec_expect e, e2;
+    memset(&fx_rec, 0, sizeof fx_rec);
+    /* scalars_kernel(out, i8, i16, i32, i64, u32, u64, f16, bf16, f32, f64, i1) */
+    static const int64_t skinds[] = {1, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2, 2}, sindex[12] = {0};
+    const struct scalar_values v = {-5, -1234, 123456789, -((int64_t)1 << 40) - 7, 0xdeadbeefu,
+                                    0x0123456789abcdefull, 0xc0a0, 0x4049, 3.25f, -1e300, 1},
+                               w = {7, 4321, -98765, 42, 17, 99, 0x3c00, 0x3f80, -0.5f, 2.5, 0};
+    spec_init(&s, 1, cuda_scalars_bundle, one, skinds, sindex, 12, NULL, NULL);
+    spec_init(&s2, 1, cuda_scalars_bundle, one, skinds, sindex, 12, NULL, NULL);
+    scalars_pack(&v, &s, &e);
+    scalars_pack(&w, &s2, &e2);
+    double out_a[11], out_b[11], out_w[11];
+    struct fx_buf ba, bb, bw;
+    fx_buffer(&ba, XLA_FFI_DataType_F64, out_a, 11);
+    fx_buffer(&bb, XLA_FFI_DataType_F64, out_b, 11);
+    fx_buffer(&bw, XLA_FFI_DataType_F64, out_w, 11);
+    const struct rec_frame fa = {.rets = {&ba.b}}, fb = {.rets = {&bb.b}};
+    void *const pa[16] = {out_a}, *const pb[16] = {out_b};
+    struct fx_exec x = {.platform = PLATFORM_CUDA, .ctx = {.stream = &stream_token}, .nrets = 1};
+    struct fx_exec y = {.platform = PLATFORM_CUDA, .ctx = {.stream = &stream_token}, .nrets = 1, .rets = {&bw.b}};
+    spec_attrs(&s, &at);
+    spec_attrs(&s2, &at2);
+    FX_OK(fx_instantiate(&x, &at));
+    FX_OK(fx_instantiate(&y, &at2));
+    record_moves(&x, &at, &e, &fa, pa, &fb, pb, &y, &at2);
+    ck_assert_int_eq(fx_rec.nargs, 14);
+    fx_release(&x);
+    fx_release(&y);
+    /* scratch_kernel(x, out, n) with its global scratch (128 bytes a program) in result 1 */
+    static const int64_t kinds[] = {0, 1, 2}, index[] = {0, 0, 0};
+    spec_init(&s, 1, cuda_scratch_bundle, three, kinds, index, 3, NULL, NULL);
+    int32_t n = 700;
+    memcpy(s.scalars, &n, 4);
+    s.slen = 4;
+    spec_attrs(&s, &at);
+    s.scratch[0] = 1;
+    float xs[2][700], outs[2][700];
+    uint8_t scratch[2][512];
+    struct fx_buf bx[2], bo[2], bs[2];
+    for (int i = 0; i < 2; i++) {
+        fx_buffer(&bx[i], XLA_FFI_DataType_F32, xs[i], 700);
+        fx_buffer(&bo[i], XLA_FFI_DataType_F32, outs[i], 700);
+        fx_buffer(&bs[i], XLA_FFI_DataType_U8, scratch[i], 512);
+    }
+    const struct rec_frame ga = {{&bx[0].b}, {&bo[0].b, &bs[0].b}}, gb = {{&bx[1].b}, {&bo[1].b, &bs[1].b}};
+    void *const qa[16] = {xs[0], outs[0], NULL, scratch[0]}, *const qb[16] = {xs[1], outs[1], NULL, scratch[1]};
+    memset(&e, 0, sizeof e);
+    expect_ptr(&e);
+    expect_ptr(&e);
+    expect_value(&e, &n, 4);
+    expect_ptr(&e); /* global scratch */
+    static const uint64_t null = 0;
+    expect_value(&e, &null, 8); /* profile scratch: none */
+    struct fx_exec z = {.platform = PLATFORM_CUDA, .ctx = {.stream = &stream_token}, .nargs = 1, .nrets = 2};
+    FX_OK(fx_instantiate(&z, &at));
+    record_moves(&z, &at, &e, &ga, qa, &gb, qb, NULL, NULL);
+    fx_release(&z);
+    /* add_kernel(x, y, out, n): x passed as a null pointer, y operand 1 (operand 0 unused), out result 0 */
+    static const int64_t akinds[] = {3, 0, 1, 2}, aindex[] = {0, 1, 0, 0};
+    spec_init(&s, 1, cuda_add_bundle, three, akinds, aindex, 4, NULL, NULL);
+    memcpy(s.scalars, &n, 4);
+    s.slen = 4;
+    spec_attrs(&s, &at);
+    struct fx_buf bu[2];
+    for (int i = 0; i < 2; i++)
+        fx_buffer(&bu[i], XLA_FFI_DataType_F32, outs[i] + 1, 600); /* the unused operand 0 */
+    const struct rec_frame ha = {{&bu[0].b, &bx[0].b}, {&bo[0].b}}, hb = {{&bu[1].b, &bx[1].b}, {&bo[1].b}};
+    void *const ra[16] = {NULL, xs[0], outs[0]}, *const rb[16] = {NULL, xs[1], outs[1]};
+    memset(&e, 0, sizeof e);
+    expect_value(&e, &null, 8);
+    expect_ptr(&e);
+    expect_ptr(&e);
+    expect_value(&e, &n, 4);
+    expect_value(&e, &null, 8);
+    expect_value(&e, &null, 8);
+    struct fx_exec u = {.platform = PLATFORM_CUDA, .ctx = {.stream = &stream_token}, .nargs = 2, .nrets = 1};
+    FX_OK(fx_instantiate(&u, &at));
+    record_moves(&u, &at, &e, &ha, ra, &hb, rb, NULL, NULL);
+    fx_release(&u);
+}
+END_TEST
 #endif
 
 static Suite *suite(void)
@@ -1382,6 +1604,7 @@ static Suite *suite(void)
 #if XLA_HAVE_RECORD
     tcase_add_test(t, record_makes_a_kernel_node);
     tcase_add_test(t, record_falls_back_to_capture);
+    tcase_add_test(t, record_update_moves_only_the_buffers);
 #endif
     suite_add_tcase(s, t);
     return s;
