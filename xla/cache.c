@@ -146,6 +146,7 @@ void xla_call_delete(void *p)
         struct xla_slot *s = atomic_load(&c->slots[i]);
         if (!s)
             continue;
+        free(atomic_load(&s->plan));
         for (uint32_t k = 0; k < c->ncand; k++)
             trd_prepared_destroy(s->prepared[k]);
         free(s->prepared);

@@ -14,6 +14,7 @@
  * registers one more target, TRD_XLA_TARGET_RECORD, with it: through the CUDA runtime's own API table, which
  * the CUDA handlers' metadata query kept at their registration (ffi.c, xla_platform_api). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "xla/ffi.h"
@@ -95,6 +96,84 @@ static trd_status_t record_args(XLA_FFI_CallFrame *f, const struct xla_call *c, 
     return TRD_OK;
 }
 
+/* An argument the frame gives: the device pointer of operand or result `index` goes to argument `arg`. */
+struct record_patch {
+    uint16_t arg;     /* < XLA_MAX_PARAMS + 2 */
+    uint16_t result;  /* 1: of f->rets, 0: of f->args */
+    uint32_t index;
+};
+
+/* The slot's first kernel node, as an update needs it: the argument list create_launch got, its host values
+ * (scalars, null pointers) copied into the plan, and where each device pointer comes from. An update comes after
+ * a whole execution, when every line of the call's state is cold: it reads this block, contiguous and sized to
+ * the launch, and the frame's buffers, nothing else of the call. */
+struct xla_record_plan {
+    const char *name;                   /* the kernel's, for the log */
+    uint32_t nargs, npatch;
+    const struct record_patch *patch;   /* npatch, after values */
+    XLA_FFI_KernelArg args[];           /* nargs; then uint64_t values[nargs] (host values point there) */
+};
+
+/* The plan of the list create_launch got (l): its host values copied, each device pointer's buffer named by the
+ * call's parameters (operand or result, index) or scratch results. NULL for a call of tensor maps (an update
+ * encodes them again from the new addresses: record_args) or out of memory (the update takes record_args too). */
+static struct xla_record_plan *plan_make(const struct xla_call *c, const XLA_FFI_KernelArgs *l)
+{
+    if (c->ntma)
+        return NULL;
+    uint32_t n = (uint32_t)l->num_args, npatch = 0;
+    for (uint32_t k = 0; k < n; k++)
+        npatch += l->args[k].type == XLA_FFI_KernelArgType_DevicePtr;
+    struct xla_record_plan *p =
+        malloc(sizeof *p + n * (sizeof *p->args + sizeof(uint64_t)) + npatch * sizeof(struct record_patch));
+    if (!p)
+        return NULL;
+    uint64_t *values = (uint64_t *)(p->args + n);
+    struct record_patch *patch = (struct record_patch *)(values + n);
+    *p = (struct xla_record_plan){c->name, n, npatch, patch};
+    npatch = 0;
+    for (uint32_t k = 0; k < n; k++) {
+        XLA_FFI_KernelArg a = l->args[k];
+        values[k] = 0;
+        if (a.type == XLA_FFI_KernelArgType_HostValue) {
+            memcpy(&values[k], a.arg_address, (size_t)a.size); /* at most 8 bytes without tensor maps */
+            a.arg_address = &values[k];
+        } else {
+            /* parameter k, or Triton's scratch pointer k - nparams (its result checked at the first execution,
+             * xla_run_check) */
+            int result = k >= c->nparams || c->params[k].kind == TRD_XLA_ARG_RESULT;
+            int64_t index = k < c->nparams ? c->params[k].index : c->scratch[k - c->nparams];
+            patch[npatch++] = (struct record_patch){(uint16_t)k, (uint16_t)result, (uint32_t)index};
+            a.arg_address = NULL;
+        }
+        p->args[k] = a;
+    }
+    return p;
+}
+
+/* The slot's plan: made with its first kernel node; a later creation (XLA making its command buffer again, on
+ * this or another thread) finds the same contents and keeps the first. */
+static void plan_publish(const struct xla_call *c, struct xla_slot *s, const XLA_FFI_KernelArgs *l)
+{
+    struct xla_record_plan *none = NULL, *mine;
+    if (atomic_load_explicit(&s->plan, memory_order_relaxed) || !(mine = plan_make(c, l)))
+        return;
+    if (!atomic_compare_exchange_strong_explicit(&s->plan, &none, mine, memory_order_release, memory_order_relaxed))
+        free(mine);
+}
+
+/* The update's list: the plan's with the frame's addresses in. */
+static void plan_fill(const struct xla_record_plan *p, XLA_FFI_CallFrame *f, struct record_args *ra)
+{
+    memcpy(ra->args, p->args, p->nargs * sizeof *ra->args);
+    for (uint32_t i = 0; i < p->npatch; i++) {
+        const struct record_patch *q = &p->patch[i];
+        const XLA_FFI_Buffer *b = q->result ? f->rets.rets[q->index] : f->args.args[q->index];
+        ra->args[q->arg].arg_address = b->data;
+    }
+    ra->list = (XLA_FFI_KernelArgs){ra->args, p->nargs};
+}
+
 static XLA_FFI_Error *record(XLA_FFI_CallFrame *f, int platform)
 {
     XLA_FFI_Error *e;
@@ -140,11 +219,14 @@ static XLA_FFI_Error *record(XLA_FFI_CallFrame *f, int platform)
     trd_status_t st;
     if (update && s && atomic_load_explicit(&s->recorded, memory_order_acquire) && *rf->num_commands == 1) {
         /* a kernel node this handler made: what blocks one (record_blocker) does not come back once a slot passed
-         * it, so only the addresses are read again (each other fact of the launch is memory that an update, cold
-         * after a whole execution, pays a cache miss for) */
-        if ((st = record_args(f, c, s, &ra)) != TRD_OK)
+         * it, so only the addresses are read again, through the slot's plan (each other fact of the launch is
+         * memory that an update, cold after a whole execution, pays a cache miss for) */
+        const struct xla_record_plan *p = atomic_load_explicit(&s->plan, memory_order_acquire);
+        if (p)
+            plan_fill(p, f, &ra);
+        else if ((st = record_args(f, c, s, &ra)) != TRD_OK)
             return xla_error(api, xla_errc(st), "%s", trd_error_message());
-        xla_log(TRD_LOG_DEBUG, "record: kernel '%s' on %s: kernel node updated", c->name, s->uri);
+        xla_log(TRD_LOG_DEBUG, "record: kernel '%s' on %s: kernel node updated", p ? p->name : c->name, s->uri);
         return rf->api->update_launch(rf->record_ctx, rf->commands[0], &ra.list);
     }
     trd_prepared_native_t native = {.struct_size = sizeof native};
@@ -183,6 +265,7 @@ static XLA_FFI_Error *record(XLA_FFI_CallFrame *f, int platform)
                                     (native.flags & TRD_NATIVE_PDL) != 0, &ra.list, NULL, 0, &cmd)) != NULL)
         return e;
     rf->commands[(*rf->num_commands)++] = cmd;
+    plan_publish(c, s, &ra.list);
     atomic_store_explicit(&s->recorded, 1, memory_order_release);
     xla_log(TRD_LOG_INFO, "record: kernel '%s' on %s recorded as a kernel node (grid %dx%dx%d, block %d, shared %u%s)",
             c->name, s->uri, dims.grid.x, dims.grid.y, dims.grid.z, dims.block.x, native.shared,
