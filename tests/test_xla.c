@@ -1141,15 +1141,15 @@ struct fx_record {
 static struct fx_record fx_rec;
 static int fx_command_token; /* the command create_launch gives */
 
-static void fx_take_args(const XLA_FFI_KernelArgs *args)
+static void fx_take_args(struct fx_record *r, const XLA_FFI_KernelArgs *args)
 {
     ck_assert_int_le(args->num_args, 16);
-    fx_rec.nargs = args->num_args;
+    r->nargs = args->num_args;
     for (int64_t i = 0; i < args->num_args; i++) {
-        fx_rec.args[i] = args->args[i];
-        fx_rec.values[i] = 0;
+        r->args[i] = args->args[i];
+        r->values[i] = 0;
         if (args->args[i].type == XLA_FFI_KernelArgType_HostValue && args->args[i].size <= 8)
-            memcpy(&fx_rec.values[i], args->args[i].arg_address, (size_t)args->args[i].size);
+            memcpy(&r->values[i], args->args[i].arg_address, (size_t)args->args[i].size);
     }
 }
 
@@ -1158,18 +1158,18 @@ static XLA_FFI_Error *fx_create_launch(XLA_FFI_RecordContext *ctx, const char *n
                                        int32_t uses_pdl, const XLA_FFI_KernelArgs *args,
                                        const XLA_FFI_Command *const *deps, uint32_t ndeps, const XLA_FFI_Command **out)
 {
-    ck_assert_ptr_eq(ctx, (void *)&fx_rec);
+    struct fx_record *r = (struct fx_record *)ctx; /* the faked extension's: fx_record_on */
     ck_assert_uint_eq(ndeps, 0);
     (void)deps;
-    fx_rec.creates++;
-    snprintf(fx_rec.name, sizeof fx_rec.name, "%s", name);
-    fx_rec.data = data;
-    fx_rec.size = size;
-    fx_rec.format = format;
-    fx_rec.dims = dims;
-    fx_rec.shared = shared;
-    fx_rec.uses_pdl = uses_pdl;
-    fx_take_args(args);
+    r->creates++;
+    snprintf(r->name, sizeof r->name, "%s", name);
+    r->data = data;
+    r->size = size;
+    r->format = format;
+    r->dims = dims;
+    r->shared = shared;
+    r->uses_pdl = uses_pdl;
+    fx_take_args(r, args);
     *out = (const XLA_FFI_Command *)&fx_command_token;
     return NULL;
 }
@@ -1177,40 +1177,45 @@ static XLA_FFI_Error *fx_create_launch(XLA_FFI_RecordContext *ctx, const char *n
 static XLA_FFI_Error *fx_update_launch(XLA_FFI_RecordContext *ctx, const XLA_FFI_Command *cmd,
                                        const XLA_FFI_KernelArgs *args)
 {
-    ck_assert_ptr_eq(ctx, (void *)&fx_rec);
-    fx_rec.updates++;
-    fx_rec.updated = cmd;
-    fx_take_args(args);
+    struct fx_record *r = (struct fx_record *)ctx;
+    r->updates++;
+    r->updated = cmd;
+    fx_take_args(r, args);
     return NULL;
 }
 
 static XLA_FFI_Error *fx_request_capture(XLA_FFI_RecordContext *ctx)
 {
-    ck_assert_ptr_eq(ctx, (void *)&fx_rec);
-    fx_rec.captures++;
+    ((struct fx_record *)ctx)->captures++;
     return NULL;
 }
 
 static const XLA_FFI_RecordApi fx_record_api = {.create_launch = fx_create_launch, .update_launch = fx_update_launch,
                                                 .request_stream_capture = fx_request_capture};
 
-/* A RECORD call of the executable: action Create (no commands yet) or Update (the commands of the creation). */
-static const char *fx_record(struct fx_exec *x, struct fx_attrs *a, XLA_FFI_RecordAction action, int minor)
+/* A RECORD call of the executable into r: action Create (no commands yet) or Update (the commands of the
+ * creation). */
+static const char *fx_record_on(struct fx_record *r, struct fx_exec *x, struct fx_attrs *a,
+                                XLA_FFI_RecordAction action, int minor)
 {
-    fx_rec.ext.extension_base = (XLA_FFI_Extension){sizeof fx_rec.ext,
-                                                    {XLA_FFI_Extension_Record, XLA_FFI_Extension_Record_MajorVersion,
-                                                     minor},
-                                                    NULL};
-    fx_rec.ext.record_frame = &fx_rec.frame;
+    r->ext.extension_base = (XLA_FFI_Extension){sizeof r->ext,
+                                                {XLA_FFI_Extension_Record, XLA_FFI_Extension_Record_MajorVersion, minor},
+                                                NULL};
+    r->ext.record_frame = &r->frame;
     if (action == XLA_FFI_RecordAction_Create)
-        fx_rec.ncommands = 0;
-    fx_rec.frame = (XLA_FFI_RecordFrame){(XLA_FFI_RecordContext *)&fx_rec, &fx_record_api, action, fx_rec.commands,
-                                         &fx_rec.ncommands, 16};
-    x->ctx.record = &fx_rec.ext.extension_base;
+        r->ncommands = 0;
+    r->frame = (XLA_FFI_RecordFrame){(XLA_FFI_RecordContext *)r, &fx_record_api, action, r->commands, &r->ncommands,
+                                     16};
+    x->ctx.record = &r->ext.extension_base;
     XLA_FFI_CallFrame f = fx_frame(x, a, XLA_FFI_ExecutionStage_RECORD);
     const char *why = fx_result(trd_xla_cuda_record(&f));
     x->ctx.record = NULL;
     return why;
+}
+
+static const char *fx_record(struct fx_exec *x, struct fx_attrs *a, XLA_FFI_RecordAction action, int minor)
+{
+    return fx_record_on(&fx_rec, x, a, action, minor);
 }
 
 #define ARG_PTR(i, p)                                                                                   \
@@ -1379,22 +1384,28 @@ static void expect_value(struct rec_expect *e, const void *bytes, int64_t size)
     memcpy(&e->value[e->n++], bytes, (size_t)size);
 }
 
-/* The last create_launch or update_launch got what e says, with device pointers ptr[i]. */
+/* r's last create_launch or update_launch got what e says, with device pointers ptr[i]. */
+static void args_in(const struct fx_record *r, const struct rec_expect *e, void *const *ptr)
+{
+    ck_assert_int_eq(r->nargs, e->n);
+    for (int64_t i = 0; i < e->n; i++) {
+        const XLA_FFI_KernelArg *g = &r->args[i];
+        ck_assert_msg(g->type == e->type[i], "argument %lld: type %d, expected %d", (long long)i, (int)g->type,
+                      (int)e->type[i]);
+        if (e->type[i] == XLA_FFI_KernelArgType_DevicePtr)
+            ck_assert_msg(g->size == 0 && g->arg_address == ptr[i], "argument %lld: %lld bytes at %p, expected %p",
+                          (long long)i, (long long)g->size, g->arg_address, ptr[i]);
+        else
+            ck_assert_msg(g->size == e->size[i] && r->values[i] == e->value[i],
+                          "argument %lld: %lld bytes 0x%llx, expected %lld bytes 0x%llx", (long long)i,
+                          (long long)g->size, (unsigned long long)r->values[i], (long long)e->size[i],
+                          (unsigned long long)e->value[i]);
+    }
+}
+
 static void args_are(const struct rec_expect *e, void *const *ptr)
 {
-    ck_assert_int_eq(fx_rec.nargs, e->n);
-    for (int64_t i = 0; i < e->n; i++) {
-        ck_assert_msg(fx_rec.args[i].type == e->type[i], "argument %lld: type %d, expected %d", (long long)i,
-                      (int)fx_rec.args[i].type, (int)e->type[i]);
-        if (e->type[i] == XLA_FFI_KernelArgType_DevicePtr) {
-            ARG_PTR(i, ptr[i]);
-        } else {
-            ck_assert_msg(fx_rec.args[i].size == e->size[i] && fx_rec.values[i] == e->value[i],
-                          "argument %lld: %lld bytes 0x%llx, expected %lld bytes 0x%llx", (long long)i,
-                          (long long)fx_rec.args[i].size, (unsigned long long)fx_rec.values[i],
-                          (long long)e->size[i], (unsigned long long)e->value[i]);
-        }
-    }
+    args_in(&fx_rec, e, ptr);
 }
 
 /* One frame's buffers (XLA_FFI_Buffer pointers), operands then results. */
@@ -1580,6 +1591,90 @@ START_TEST(record_update_moves_only_the_buffers)
     fx_release(&u);
 }
 END_TEST
+
+/* One thread's executions of a call recorded by several at once: the same state, its own record frame and
+ * buffers (two frames, a and b). */
+struct rec_thread {
+    pthread_t tid;
+    pthread_barrier_t *start;
+    struct fx_exec x;
+    struct fx_attrs *at;
+    const struct rec_expect *e;
+    struct fx_record r;
+    float data[2][3][64];  /* frame, buffer (x, y, out), elements */
+    struct fx_buf b[2][3];
+};
+
+#define REC_ROUNDS 64
+
+static void *rec_thread_run(void *arg)
+{
+    struct rec_thread *t = arg;
+    void *ptr[2][16] = {{0}};
+    for (int i = 0; i < 2; i++)
+        for (int k = 0; k < 3; k++) {
+            fx_buffer(&t->b[i][k], XLA_FFI_DataType_F32, t->data[i][k], 64);
+            ptr[i][k] = t->data[i][k];
+        }
+    pthread_barrier_wait(t->start);
+    for (int round = 0; round < REC_ROUNDS; round++) {
+        for (int i = 0; i < 2; i++) {
+            t->x.args[0] = &t->b[i][0].b;
+            t->x.args[1] = &t->b[i][1].b;
+            t->x.rets[0] = &t->b[i][2].b;
+            XLA_FFI_RecordAction action = i ? XLA_FFI_RecordAction_Update : XLA_FFI_RecordAction_Create;
+            const char *why = fx_record_on(&t->r, &t->x, t->at, action, XLA_FFI_Extension_Record_MinorVersion);
+            ck_assert_msg(!why, "%s", why);
+            args_in(&t->r, t->e, ptr[i]);
+        }
+    }
+    return NULL;
+}
+
+/* Threads record one call on one device at once (XLA making command buffers of one executable on several
+ * threads, each its own record frame), the first creations racing: each Create makes a node of the call's
+ * arguments, each update gives its own frame's addresses; the slot's plan is made once (TSan: no race). */
+START_TEST(record_on_threads_at_once)
+{
+    static struct call_spec s;
+    static const uint32_t programs[] = {1};
+    static const int64_t kinds[] = {0, 0, 1, 2}, index[] = {0, 1, 0, 0};
+    enum { NTHREADS = 4 };
+    static struct rec_thread th[NTHREADS];
+    int stream_token;
+    struct fx_attrs at;
+    struct add_bufs b;
+    spec_init(&s, 1, cuda_add_bundle, programs, kinds, index, 4, NULL, NULL);
+    struct fx_exec x = {.platform = PLATFORM_CUDA, .ctx = {.stream = &stream_token}};
+    add_call(&s, &x, &b, &at, 64);
+    FX_OK(fx_instantiate(&x, &at));
+    FX_OK(fx_execute(&x, &at));
+    struct rec_expect e = {0};
+    static const uint64_t null = 0;
+    expect_ptr(&e);
+    expect_ptr(&e);
+    expect_ptr(&e);
+    expect_value(&e, &b.n, 4);
+    expect_value(&e, &null, 8);
+    expect_value(&e, &null, 8);
+    TU_OK(trd_log_set_level(TRD_LOG_ERROR)); /* the log's lock would order the threads' records */
+    pthread_barrier_t start;
+    pthread_barrier_init(&start, NULL, NTHREADS);
+    for (int i = 0; i < NTHREADS; i++) {
+        th[i] = (struct rec_thread){.start = &start, .x = x, .at = &at, .e = &e};
+        ck_assert_int_eq(pthread_create(&th[i].tid, NULL, rec_thread_run, &th[i]), 0);
+    }
+    for (int i = 0; i < NTHREADS; i++) {
+        pthread_join(th[i].tid, NULL);
+        ck_assert_uint_eq(th[i].r.creates, REC_ROUNDS);
+        ck_assert_uint_eq(th[i].r.updates, REC_ROUNDS);
+        ck_assert_uint_eq(th[i].r.captures, 0);
+    }
+    pthread_barrier_destroy(&start);
+    fx_release(&x);
+    add_free(&b);
+}
+END_TEST
 #endif
 
 static Suite *suite(void)
@@ -1605,6 +1700,7 @@ static Suite *suite(void)
     tcase_add_test(t, record_makes_a_kernel_node);
     tcase_add_test(t, record_falls_back_to_capture);
     tcase_add_test(t, record_update_moves_only_the_buffers);
+    tcase_add_test(t, record_on_threads_at_once);
 #endif
     suite_add_tcase(s, t);
     return s;
