@@ -122,8 +122,11 @@ static struct xla_record_plan *plan_make(const struct xla_call *c, const XLA_FFI
     if (c->ntma)
         return NULL;
     uint32_t n = (uint32_t)l->num_args, npatch = 0;
-    for (uint32_t k = 0; k < n; k++)
+    for (uint32_t k = 0; k < n; k++) {
+        if (l->args[k].type == XLA_FFI_KernelArgType_HostValue && (uint64_t)l->args[k].size > sizeof(uint64_t))
+            return NULL; /* no scalar is wider; a value that is takes record_args */
         npatch += l->args[k].type == XLA_FFI_KernelArgType_DevicePtr;
+    }
     struct xla_record_plan *p =
         malloc(sizeof *p + n * (sizeof *p->args + sizeof(uint64_t)) + npatch * sizeof(struct record_patch));
     if (!p)
@@ -136,7 +139,7 @@ static struct xla_record_plan *plan_make(const struct xla_call *c, const XLA_FFI
         XLA_FFI_KernelArg a = l->args[k];
         values[k] = 0;
         if (a.type == XLA_FFI_KernelArgType_HostValue) {
-            memcpy(&values[k], a.arg_address, (size_t)a.size); /* at most 8 bytes without tensor maps */
+            memcpy(&values[k], a.arg_address, (size_t)a.size);
             a.arg_address = &values[k];
         } else {
             /* parameter k, or Triton's scratch pointer k - nparams (its result checked at the first execution,
