@@ -170,11 +170,9 @@ static char refusal[512];
 
 #if FLOOR_HAVE_RECORD
 
-static const uint64_t null_pointer; /* the value of Triton's two scratch pointers */
-
 /* RECORD: the launch becomes one kernel node of XLA's graph (Create) or gets the buffers' new addresses (Update).
- * The argument list as xla/record.c's record_args builds it: buffers as device pointers, n and the two null
- * scratch pointers by value. */
+ * The argument list as xla/record.c's record_args builds it: buffers and the two null scratch pointers as device
+ * pointers, n by value (XLA copies a host value into an allocation of its own at each create and update). */
 static XLA_FFI_Error *ffi_floor_record(XLA_FFI_CallFrame *f)
 {
     if (metadata_query(f))
@@ -194,8 +192,8 @@ static XLA_FFI_Error *ffi_floor_record(XLA_FFI_CallFrame *f)
         {((XLA_FFI_Buffer *)f->args.args[1])->data, 0, XLA_FFI_KernelArgType_DevicePtr},
         {&count, sizeof count, XLA_FFI_KernelArgType_HostValue},
         {((XLA_FFI_Buffer *)f->rets.rets[0])->data, 0, XLA_FFI_KernelArgType_DevicePtr},
-        {&null_pointer, sizeof null_pointer, XLA_FFI_KernelArgType_HostValue},
-        {&null_pointer, sizeof null_pointer, XLA_FFI_KernelArgType_HostValue},
+        {NULL, 0, XLA_FFI_KernelArgType_DevicePtr},
+        {NULL, 0, XLA_FFI_KernelArgType_DevicePtr},
     };
     const XLA_FFI_KernelArgs list = {args, 6};
     if (rf->action == XLA_FFI_RecordAction_Update)

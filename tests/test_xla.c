@@ -1232,7 +1232,7 @@ static const char *fx_record(struct fx_exec *x, struct fx_attrs *a, XLA_FFI_Reco
     } while (0)
 
 /* The launch of a call becomes a kernel node: the cubin loaded on the device, its grid, block and shared memory,
- * buffers as device pointers, the scalar and Triton's two (unneeded: null) scratch pointers by value; an update
+ * buffers and Triton's two (unneeded: null) scratch pointers as device pointers, the scalar by value; an update
  * gives the node the buffers' new addresses, no new node. Before its first execution on the device, a call
  * asks for stream capture. (The test driver named "cuda" loads the bundle's sm90 cubin.) */
 START_TEST(record_makes_a_kernel_node)
@@ -1274,8 +1274,8 @@ START_TEST(record_makes_a_kernel_node)
     ARG_PTR(1, b.y);
     ARG_PTR(2, b.out);
     ARG_VALUE(3, 4, 5000);
-    ARG_VALUE(4, 8, 0);
-    ARG_VALUE(5, 8, 0);
+    ARG_PTR(4, NULL); /* Triton's scratch pointers: none needed */
+    ARG_PTR(5, NULL);
     /* the buffers move: XLA updates the node */
     add_bufs(&moved, &x, 5000);
     FX_OK(fx_record(&x, &a, XLA_FFI_RecordAction_Update, XLA_FFI_Extension_Record_MinorVersion));
@@ -1485,9 +1485,8 @@ static void scalars_pack(const struct scalar_values *v, struct call_spec *s, str
         s->slen += size[i];
         expect_value(e, p[i], (int64_t)size[i]);
     }
-    static const uint64_t null = 0;
-    expect_value(e, &null, 8); /* Triton's scratch pointers: none needed */
-    expect_value(e, &null, 8);
+    expect_ptr(e); /* Triton's scratch pointers: none needed (null) */
+    expect_ptr(e);
 }
 
 static struct blob cuda_scalars_bundle(void)
@@ -1561,8 +1560,7 @@ START_TEST(record_update_moves_only_the_buffers)
     expect_ptr(&e);
     expect_value(&e, &n, 4);
     expect_ptr(&e); /* global scratch */
-    static const uint64_t null = 0;
-    expect_value(&e, &null, 8); /* profile scratch: none */
+    expect_ptr(&e); /* profile scratch: none (null) */
     struct fx_exec z = {.platform = PLATFORM_CUDA, .ctx = {.stream = &stream_token}, .nargs = 1, .nrets = 2};
     FX_OK(fx_instantiate(&z, &at));
     record_moves(&z, &at, &e, &ga, qa, &gb, qb, NULL, NULL);
@@ -1579,12 +1577,12 @@ START_TEST(record_update_moves_only_the_buffers)
     const struct rec_frame ha = {{&bu[0].b, &bx[0].b}, {&bo[0].b}}, hb = {{&bu[1].b, &bx[1].b}, {&bo[1].b}};
     void *const ra[16] = {NULL, xs[0], outs[0]}, *const rb[16] = {NULL, xs[1], outs[1]};
     memset(&e, 0, sizeof e);
-    expect_value(&e, &null, 8);
+    expect_ptr(&e); /* the null pointer */
     expect_ptr(&e);
     expect_ptr(&e);
     expect_value(&e, &n, 4);
-    expect_value(&e, &null, 8);
-    expect_value(&e, &null, 8);
+    expect_ptr(&e);
+    expect_ptr(&e);
     struct fx_exec u = {.platform = PLATFORM_CUDA, .ctx = {.stream = &stream_token}, .nargs = 2, .nrets = 1};
     FX_OK(fx_instantiate(&u, &at));
     record_moves(&u, &at, &e, &ha, ra, &hb, rb, NULL, NULL);
@@ -1650,13 +1648,12 @@ START_TEST(record_on_threads_at_once)
     FX_OK(fx_instantiate(&x, &at));
     FX_OK(fx_execute(&x, &at));
     struct rec_expect e = {0};
-    static const uint64_t null = 0;
     expect_ptr(&e);
     expect_ptr(&e);
     expect_ptr(&e);
     expect_value(&e, &b.n, 4);
-    expect_value(&e, &null, 8);
-    expect_value(&e, &null, 8);
+    expect_ptr(&e); /* null scratch pointers */
+    expect_ptr(&e);
     TU_OK(trd_log_set_level(TRD_LOG_ERROR)); /* the log's lock would order the threads' records */
     pthread_barrier_t start;
     pthread_barrier_init(&start, NULL, NTHREADS);

@@ -5,8 +5,8 @@
  * child graph: a node that blocks XLA's programmatic dependent launch (PDL) edges on both sides and is traced
  * again whenever the call's buffers move. With it, the handler makes each trident launch a kernel node of XLA's
  * own graph (create_launch: the image loaded on the device, grid, block, cluster, shared memory, PDL, every
- * parameter: buffers as device pointers, scalars, null pointers and tensor maps by value, Triton's two scratch
- * pointers last) and, when XLA updates the graph for new buffers, gives the node the new addresses
+ * parameter: buffers and null pointers as device pointers, scalars and tensor maps by value, Triton's two
+ * scratch pointers last) and, when XLA updates the graph for new buffers, gives the node the new addresses
  * (update_launch). What it cannot record (record_blocker) it hands back to stream capture
  * (request_stream_capture), which runs EXECUTE as before.
  *
@@ -58,7 +58,9 @@ static const char *record_blocker(const struct xla_call *c, const struct xla_slo
     return NULL;
 }
 
-/* The launch's kernel arguments: buffers as device pointers, everything else by value from storage/maps. */
+/* The launch's kernel arguments: buffers and null pointers as device pointers, everything else by value from
+ * storage/maps. (XLA copies each host value into an allocation of its own at every create and update; a device
+ * pointer it only stores.) */
 struct record_args {
     uint64_t storage[XLA_MAX_PARAMS];
     void *params[XLA_MAX_PARAMS];
@@ -66,8 +68,6 @@ struct record_args {
     XLA_FFI_KernelArg args[XLA_MAX_PARAMS + 2];
     XLA_FFI_KernelArgs list;
 };
-
-static const uint64_t null_pointer;
 
 static trd_status_t record_args(XLA_FFI_CallFrame *f, const struct xla_call *c, const struct xla_slot *s,
                                 struct record_args *ra)
@@ -78,7 +78,7 @@ static trd_status_t record_args(XLA_FFI_CallFrame *f, const struct xla_call *c, 
     uint32_t n = 0;
     for (uint32_t i = 0; i < c->nparams; i++) {
         const struct xla_param *p = &c->params[i];
-        if (p->kind == TRD_XLA_ARG_OPERAND || p->kind == TRD_XLA_ARG_RESULT) {
+        if (p->kind == TRD_XLA_ARG_OPERAND || p->kind == TRD_XLA_ARG_RESULT || p->kind == TRD_XLA_ARG_NULL) {
             void *ptr;
             memcpy(&ptr, ra->params[i], sizeof ptr);
             ra->args[n++] = (XLA_FFI_KernelArg){ptr, 0, XLA_FFI_KernelArgType_DevicePtr};
@@ -89,9 +89,7 @@ static trd_status_t record_args(XLA_FFI_CallFrame *f, const struct xla_call *c, 
     const XLA_FFI_Buffer *scratch[2];
     xla_run_scratch(f, c, &s->run, scratch);
     for (int k = 0; k < 2; k++)
-        ra->args[n++] = scratch[k] ? (XLA_FFI_KernelArg){scratch[k]->data, 0, XLA_FFI_KernelArgType_DevicePtr}
-                                   : (XLA_FFI_KernelArg){&null_pointer, sizeof null_pointer,
-                                                         XLA_FFI_KernelArgType_HostValue};
+        ra->args[n++] = (XLA_FFI_KernelArg){scratch[k] ? scratch[k]->data : NULL, 0, XLA_FFI_KernelArgType_DevicePtr};
     ra->list = (XLA_FFI_KernelArgs){ra->args, n};
     return TRD_OK;
 }
@@ -104,7 +102,7 @@ struct record_patch {
 };
 
 /* The slot's first kernel node, as an update needs it: the argument list create_launch got, its host values
- * (scalars, null pointers) copied into the plan, and where each device pointer comes from. An update comes after
+ * (scalars) copied into the plan, and where each device pointer comes from. An update comes after
  * a whole execution, when every line of the call's state is cold: it reads this block, contiguous and sized to
  * the launch, and the frame's buffers, nothing else of the call. */
 struct xla_record_plan {
@@ -114,10 +112,20 @@ struct xla_record_plan {
     XLA_FFI_KernelArg args[];           /* nargs; then uint64_t values[nargs] (host values point there) */
 };
 
+/* Whether record_args' argument k is a buffer's address (a parameter taken from an operand or result, or
+ * Triton's scratch pointer k - nparams from a scratch result), not a null pointer. */
+static int from_buffer(const struct xla_call *c, const struct xla_slot *s, uint32_t k)
+{
+    if (k < c->nparams)
+        return c->params[k].kind == TRD_XLA_ARG_OPERAND || c->params[k].kind == TRD_XLA_ARG_RESULT;
+    return c->scratch[k - c->nparams] >= 0 && s->run.scratch_need[k - c->nparams];
+}
+
 /* The plan of the list create_launch got (l): its host values copied, each device pointer's buffer named by the
  * call's parameters (operand or result, index) or scratch results. NULL for a call of tensor maps (an update
  * encodes them again from the new addresses: record_args) or out of memory (the update takes record_args too). */
-static struct xla_record_plan *plan_make(const struct xla_call *c, const XLA_FFI_KernelArgs *l)
+static struct xla_record_plan *plan_make(const struct xla_call *c, const struct xla_slot *s,
+                                         const XLA_FFI_KernelArgs *l)
 {
     if (c->ntma)
         return NULL;
@@ -125,7 +133,7 @@ static struct xla_record_plan *plan_make(const struct xla_call *c, const XLA_FFI
     for (uint32_t k = 0; k < n; k++) {
         if (l->args[k].type == XLA_FFI_KernelArgType_HostValue && (uint64_t)l->args[k].size > sizeof(uint64_t))
             return NULL; /* no scalar is wider; a value that is takes record_args */
-        npatch += l->args[k].type == XLA_FFI_KernelArgType_DevicePtr;
+        npatch += from_buffer(c, s, k);
     }
     struct xla_record_plan *p =
         malloc(sizeof *p + n * (sizeof *p->args + sizeof(uint64_t)) + npatch * sizeof(struct record_patch));
@@ -141,7 +149,7 @@ static struct xla_record_plan *plan_make(const struct xla_call *c, const XLA_FFI
         if (a.type == XLA_FFI_KernelArgType_HostValue) {
             memcpy(&values[k], a.arg_address, (size_t)a.size);
             a.arg_address = &values[k];
-        } else {
+        } else if (from_buffer(c, s, k)) {
             /* parameter k, or Triton's scratch pointer k - nparams (its result checked at the first execution,
              * xla_run_check) */
             int result = k >= c->nparams || c->params[k].kind == TRD_XLA_ARG_RESULT;
@@ -159,7 +167,7 @@ static struct xla_record_plan *plan_make(const struct xla_call *c, const XLA_FFI
 static void plan_publish(const struct xla_call *c, struct xla_slot *s, const XLA_FFI_KernelArgs *l)
 {
     struct xla_record_plan *none = NULL, *mine;
-    if (atomic_load_explicit(&s->plan, memory_order_relaxed) || !(mine = plan_make(c, l)))
+    if (atomic_load_explicit(&s->plan, memory_order_relaxed) || !(mine = plan_make(c, s, l)))
         return;
     if (!atomic_compare_exchange_strong_explicit(&s->plan, &none, mine, memory_order_release, memory_order_relaxed))
         free(mine);
