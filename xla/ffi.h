@@ -185,6 +185,9 @@ struct xla_call {
     uint32_t ndev;
     _Atomic(struct xla_slot *) *slots;                       /* per trident device */
     _Atomic(struct xla_slot *) by_ordinal[XLA_MAX_ORDINALS]; /* ready slots by XLA's ordinal: the fast path */
+    /* record.c: each ordinal's slot's record plan (its slot's, which owns it), for XLA's updates: one line of the
+     * call read, not by_ordinal's and the slot's */
+    _Atomic(const struct xla_record_plan *) plan_by_ordinal[XLA_MAX_ORDINALS];
     pthread_mutex_t lock;            /* making a slot */
 };
 

@@ -106,7 +106,6 @@ struct record_patch {
  * a whole execution, when every line of the call's state is cold: it reads this block, contiguous and sized to
  * the launch, and the frame's buffers, nothing else of the call. */
 struct xla_record_plan {
-    const char *name;                   /* the kernel's, for the log */
     uint32_t nargs, npatch;
     const struct record_patch *patch;   /* npatch, after values */
     XLA_FFI_KernelArg args[];           /* nargs; then uint64_t values[nargs] (host values point there) */
@@ -135,13 +134,15 @@ static struct xla_record_plan *plan_make(const struct xla_call *c, const struct 
             return NULL; /* no scalar is wider; a value that is takes record_args */
         npatch += from_buffer(c, s, k);
     }
-    struct xla_record_plan *p =
-        malloc(sizeof *p + n * (sizeof *p->args + sizeof(uint64_t)) + npatch * sizeof(struct record_patch));
+    /* whole cache lines: an update reads the block cold, and no line of it is shared */
+    size_t bytes = sizeof(struct xla_record_plan) + n * (sizeof(XLA_FFI_KernelArg) + sizeof(uint64_t)) +
+                   npatch * sizeof(struct record_patch);
+    struct xla_record_plan *p = aligned_alloc(64, (bytes + 63) / 64 * 64);
     if (!p)
         return NULL;
     uint64_t *values = (uint64_t *)(p->args + n);
     struct record_patch *patch = (struct record_patch *)(values + n);
-    *p = (struct xla_record_plan){c->name, n, npatch, patch};
+    *p = (struct xla_record_plan){n, npatch, patch};
     npatch = 0;
     for (uint32_t k = 0; k < n; k++) {
         XLA_FFI_KernelArg a = l->args[k];
@@ -163,14 +164,17 @@ static struct xla_record_plan *plan_make(const struct xla_call *c, const struct 
 }
 
 /* The slot's plan: made with its first kernel node; a later creation (XLA making its command buffer again, on
- * this or another thread) finds the same contents and keeps the first. */
-static void plan_publish(const struct xla_call *c, struct xla_slot *s, const XLA_FFI_KernelArgs *l)
+ * this or another thread) finds the same contents and keeps the first. The ordinal's entry in the call gets it
+ * too (the slot keeps owning it). */
+static void plan_publish(struct xla_call *c, struct xla_slot *s, int32_t ordinal, const XLA_FFI_KernelArgs *l)
 {
     struct xla_record_plan *none = NULL, *mine;
-    if (atomic_load_explicit(&s->plan, memory_order_relaxed) || !(mine = plan_make(c, s, l)))
-        return;
-    if (!atomic_compare_exchange_strong_explicit(&s->plan, &none, mine, memory_order_release, memory_order_relaxed))
+    if (!atomic_load_explicit(&s->plan, memory_order_relaxed) && (mine = plan_make(c, s, l)) &&
+        !atomic_compare_exchange_strong_explicit(&s->plan, &none, mine, memory_order_release, memory_order_relaxed))
         free(mine);
+    const struct xla_record_plan *p = atomic_load_explicit(&s->plan, memory_order_acquire);
+    if (p)
+        atomic_store_explicit(&c->plan_by_ordinal[ordinal], p, memory_order_release);
 }
 
 /* The update's list: the plan's with the frame's addresses in. */
@@ -216,28 +220,34 @@ static XLA_FFI_Error *record(XLA_FFI_CallFrame *f, int platform)
                                  XLA_FFI_ExecutionStage_INSTANTIATE, &xla_state_id[platform], NULL};
     if ((e = api->XLA_FFI_State_Get(&ga)) != NULL)
         return e;
-    const struct xla_call *c = ga.state;
+    struct xla_call *c = ga.state;
     if (!c)
         return xla_error(api, XLA_FFI_Error_Code_FAILED_PRECONDITION,
                          "trident_kernel_call: RECORD without the call's state (INSTANTIATE did not run)");
     int32_t ordinal = -1;
     xla_device_ordinal(f, &ordinal);
-    struct xla_slot *s = ordinal >= 0 && ordinal < XLA_MAX_ORDINALS
-                                   ? atomic_load_explicit(&c->by_ordinal[ordinal], memory_order_acquire)
-                                   : NULL;
+    int known = ordinal >= 0 && ordinal < XLA_MAX_ORDINALS;
     int update = rf->action == XLA_FFI_RecordAction_Update;
     struct record_args ra;
+    if (update && known && *rf->num_commands == 1) {
+        /* a kernel node this handler made (its slot's plan is published after the first): what blocks one
+         * (record_blocker) does not come back once a slot passed it, so only the addresses are read again. An
+         * update comes after a whole execution, when each line of the call's state is cold (H200: a miss costs
+         * about 0.1 us): it reads the ordinal's line of the call and the plan, no other fact of the launch, and
+         * logs nothing. */
+        const struct xla_record_plan *p = atomic_load_explicit(&c->plan_by_ordinal[ordinal], memory_order_acquire);
+        if (p) {
+            plan_fill(p, f, &ra);
+            return rf->api->update_launch(rf->record_ctx, rf->commands[0], &ra.list);
+        }
+    }
+    struct xla_slot *s = known ? atomic_load_explicit(&c->by_ordinal[ordinal], memory_order_acquire) : NULL;
     trd_status_t st;
     if (update && s && atomic_load_explicit(&s->recorded, memory_order_acquire) && *rf->num_commands == 1) {
-        /* a kernel node this handler made: what blocks one (record_blocker) does not come back once a slot passed
-         * it, so only the addresses are read again, through the slot's plan (each other fact of the launch is
-         * memory that an update, cold after a whole execution, pays a cache miss for) */
-        const struct xla_record_plan *p = atomic_load_explicit(&s->plan, memory_order_acquire);
-        if (p)
-            plan_fill(p, f, &ra);
-        else if ((st = record_args(f, c, s, &ra)) != TRD_OK)
+        /* a kernel node of a call without a plan (tensor maps, encoded again from the new addresses) */
+        if ((st = record_args(f, c, s, &ra)) != TRD_OK)
             return xla_error(api, xla_errc(st), "%s", trd_error_message());
-        xla_log(TRD_LOG_DEBUG, "record: kernel '%s' on %s: kernel node updated", p ? p->name : c->name, s->uri);
+        xla_log(TRD_LOG_DEBUG, "record: kernel '%s' on %s: kernel node updated", c->name, s->uri);
         return rf->api->update_launch(rf->record_ctx, rf->commands[0], &ra.list);
     }
     trd_prepared_native_t native = {.struct_size = sizeof native};
@@ -276,7 +286,7 @@ static XLA_FFI_Error *record(XLA_FFI_CallFrame *f, int platform)
                                     (native.flags & TRD_NATIVE_PDL) != 0, &ra.list, NULL, 0, &cmd)) != NULL)
         return e;
     rf->commands[(*rf->num_commands)++] = cmd;
-    plan_publish(c, s, &ra.list);
+    plan_publish(c, s, ordinal, &ra.list);
     atomic_store_explicit(&s->recorded, 1, memory_order_release);
     xla_log(TRD_LOG_INFO, "record: kernel '%s' on %s recorded as a kernel node (grid %dx%dx%d, block %d, shared %u%s)",
             c->name, s->uri, dims.grid.x, dims.grid.y, dims.grid.z, dims.block.x, native.shared,
