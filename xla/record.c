@@ -233,11 +233,12 @@ static XLA_FFI_Error *record(XLA_FFI_CallFrame *f, int platform)
         /* a kernel node this handler made (its slot's plan is published after the first): what blocks one
          * (record_blocker) does not come back once a slot passed it, so only the addresses are read again. An
          * update comes after a whole execution, when each line of the call's state is cold (H200: a miss costs
-         * about 0.1 us): it reads the ordinal's line of the call and the plan, no other fact of the launch, and
-         * logs nothing. */
+         * about 0.1 us): it reads the ordinal's line of the call and the plan, no other fact of the launch (the
+         * log names no more than the ordinal: scripts/record-probe.py counts these lines) */
         const struct xla_record_plan *p = atomic_load_explicit(&c->plan_by_ordinal[ordinal], memory_order_acquire);
         if (p) {
             plan_fill(p, f, &ra);
+            xla_log(TRD_LOG_DEBUG, "record: kernel on XLA's device %d: kernel node updated", ordinal);
             return rf->api->update_launch(rf->record_ctx, rf->commands[0], &ra.list);
         }
     }

@@ -42,10 +42,13 @@ def test_recorded_chain_matches(gpu):
     flags = os.environ.get("XLA_FLAGS", "")
     if re.search(r"--xla_gpu_enable_command_buffer=(\s|$)", flags):
         return   # no command buffers: nothing is recorded, the results above are the test
-    protocol.register()   # this process's status, also where no call was lowered here yet (a lone worker)
-    on, why = protocol.record_status()
-    if not on:
-        assert verdict.startswith("record route: not available:"), r.stdout
+    if verdict.startswith("record route: not available:"):
+        # the probe's own process says why (its table); a jaxlib with the RECORD stage must have it, unless
+        # TRIDENT_XLA_RECORD=0 (this process's status is not asked: a lone xdist worker that lowered no call yet
+        # once read it as off while the probe's route worked)
+        import jaxlib
+        newer = tuple(int(x) for x in re.findall(r"\d+", jaxlib.__version__)[:3]) >= (0, 11, 2)
+        assert not newer or os.environ.get("TRIDENT_XLA_RECORD") == "0", r.stdout
         return
     m = re.match(r"record route: works \((\d+) kernel nodes created, (\d+) updated, (\d+) left to stream capture; "
                  r"XLA updated its command buffer (\d+) times", verdict)
