@@ -170,6 +170,21 @@ def test_patch_ptx():
         pdl.patch_ptx(".entry broken(\n)\n")
 
 
+def test_is_patched_asks_each_entry_to_begin_with_the_prologue():
+    """is_patched: every entry's first instructions are the prologue, not the prologue's text found as often as
+    there are entries: one entry patched twice and the other not, or the two instructions (inline asm of the
+    kernel's own) after a load, are not a compilation patch_ptx made."""
+    out = pdl.patch_ptx(PTX)
+    second = out.index(".entry second")
+    twice_and_none = out[:second] + out[second:].replace(pdl._PROLOGUE, "")
+    twice_and_none = twice_and_none.replace("$L__func_begin0:\n", "$L__func_begin0:\n" + pdl._PROLOGUE)
+    assert not pdl.is_patched(twice_and_none)
+    late = PTX.replace("\tret;\n}\n.entry", "\t" + pdl._PROLOGUE.strip() + "\n\tret;\n}\n.entry")
+    late = late.replace("{\n\tret;\n}\n", "{\n\tret;\n" + pdl._PROLOGUE + "}\n")
+    assert late.count(pdl._PROLOGUE) == 2 and not pdl.is_patched(late)
+    assert not pdl.is_patched(".entry broken(\n)\n" + pdl._PROLOGUE)
+
+
 def test_store_binary_only_compiles_without_pdl(record, fresh_cache, monkeypatch, tmp_path):
     """TRITON_STORE_BINARY_ONLY: Triton keeps no PTX that could show the wait, so no PDL (not a CompileError)."""
     monkeypatch.setenv(pdl.ENV, "1")

@@ -68,21 +68,28 @@ def _ptx_kept() -> bool:
     return not getattr(knobs.compilation, "store_binary_only", False)
 
 
+def _body_start(ptx: str, m: re.Match) -> int:
+    """Where the first instruction of the body of entry m stands (after its declarations); -1 where it has none."""
+    # the parameter list holds no braces: the first '{' after the name opens the body
+    brace = ptx.find("{", m.end())
+    if brace < 0:
+        return -1
+    at = ptx.find("\n", brace) + 1 or len(ptx)
+    while True:
+        d = _DECL.match(ptx, at)
+        if not d or d.end() == at:
+            return at
+        at = d.end()
+
+
 def patch_ptx(ptx: str) -> str:
     """ptx with the prologue first in the body of every .entry (after the body's declarations); CompileError
     where the text holds no entry, or an entry without a body."""
     out, pos, n = [], 0, 0
     for m in _ENTRY.finditer(ptx):
-        # the parameter list holds no braces: the first '{' after the name opens the body
-        brace = ptx.find("{", m.end())
-        if brace < 0:
+        at = _body_start(ptx, m)
+        if at < 0:
             raise CompileError(f"PDL: the PTX entry '{m.group(1)}' has no body")
-        at = ptx.find("\n", brace) + 1 or len(ptx)
-        while True:
-            d = _DECL.match(ptx, at)
-            if not d or d.end() == at:
-                break
-            at = d.end()
         out += [ptx[pos:at], _PROLOGUE]
         pos, n = at, n + 1
     if not n:
@@ -92,6 +99,8 @@ def patch_ptx(ptx: str) -> str:
 
 
 def is_patched(ptx: str) -> bool:
-    """Whether every entry of ptx begins with the prologue (a compilation made by patch_ptx)."""
+    """Whether every entry of ptx begins with the prologue (a compilation made by patch_ptx): the prologue's text
+    elsewhere (an entry patched twice, the kernel's own instructions) does not count for an entry without it."""
     entries = list(_ENTRY.finditer(ptx))
-    return bool(entries) and ptx.count(_PROLOGUE) >= len(entries)
+    return bool(entries) and all((at := _body_start(ptx, m)) >= 0 and ptx.startswith(_PROLOGUE, at)
+                                 for m in entries)
