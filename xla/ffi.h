@@ -160,7 +160,7 @@ struct xla_slot {
     struct xla_run run;           /* what EXECUTE launches; set before the slot is published by ordinal */
     atomic_int checked;
     atomic_int recorded;            /* a kernel node of its launch was made (record.c): nothing blocks one */
-    _Atomic(struct xla_record_plan *) plan; /* published before `recorded` (NULL: a call of tensor maps) */
+    _Atomic(struct xla_record_plan *) plan; /* published before `recorded` (NULL: none, e.g. tensor maps) */
     struct xla_stream_wrap streams[XLA_STREAM_CACHE];
     pthread_mutex_t tune_lock;    /* an autotuned call's choice on this device, and prepared[] */
     trd_prepared_t **prepared;    /* per candidate, made on first need */

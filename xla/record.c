@@ -100,6 +100,7 @@ struct record_patch {
     uint16_t result;  /* 1: of f->rets, 0: of f->args */
     uint32_t index;
 };
+_Static_assert(XLA_MAX_PARAMS + 2 <= UINT16_MAX, "a record_patch's arg holds every argument's index");
 
 /* The slot's first kernel node, as an update needs it: the argument list create_launch got, its host values
  * (scalars) copied into the plan, and where each device pointer comes from. An update comes after
