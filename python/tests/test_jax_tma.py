@@ -435,3 +435,20 @@ def test_under_jit_new_buffers_each_time(platform):
         a, b = rand((128, 128), jnp.float16, 20 + seed), rand((128, 128), jnp.float16, 30 + seed)
         want = jnp.dot(a.astype(jnp.float32), b.astype(jnp.float32))
         np.testing.assert_allclose(np.asarray(g(a, b)), np.asarray(want), rtol=2e-2, atol=5e-2)
+
+
+def test_chain_of_tensor_map_calls_on_moving_buffers(platform):
+    """A jitted chain of tiled copies between XLA's own ops, long enough for XLA's command buffer, on new inputs
+    each run: on the GPU, where the record route makes each call a kernel node, XLA updates the nodes for the moved
+    buffers, and a call of tensor maps is updated without a record plan, its maps encoded again from the new
+    addresses (xla/record.c); every element the same bits as the chain with XLA's copy in their place."""
+    def chain(copy):
+        def f(x):
+            for _ in range(6):
+                x = copy(x) * np.float32(0.5) + np.float32(1)
+            return x
+        return jax.jit(f)
+    got, want = chain(lambda x: tiled_copy(x, (16, 32))), chain(lambda x: x + np.float32(0))
+    for seed in range(4):
+        x = rand((130, 200), jnp.float32, 40 + seed)
+        np.testing.assert_array_equal(np.asarray(got(x)), np.asarray(want(x)))
