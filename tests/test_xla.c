@@ -1253,6 +1253,7 @@ START_TEST(record_makes_a_kernel_node)
     ck_assert_uint_eq(fx_rec.captures, 1); /* not loaded on the device yet */
     ck_assert_uint_eq(fx_rec.creates, 0);
     FX_OK(fx_execute(&x, &a));
+    TU_OK(trd_log_set_level(TRD_LOG_DEBUG)); /* the node's updates are logged (scripts/record-probe.py counts them) */
     FX_OK(fx_record(&x, &a, XLA_FFI_RecordAction_Create, XLA_FFI_Extension_Record_MinorVersion));
     ck_assert_uint_eq(fx_rec.creates, 1);
     ck_assert_uint_eq(fx_rec.captures, 1);
@@ -1282,6 +1283,7 @@ START_TEST(record_makes_a_kernel_node)
     ck_assert_uint_eq(fx_rec.creates, 1);
     ck_assert_uint_eq(fx_rec.updates, 1);
     ck_assert_ptr_eq(fx_rec.updated, (void *)&fx_command_token);
+    ck_assert_msg(log_count(": kernel node updated") == 1, "one update logged:\n%s", log_text);
     ck_assert_int_eq(fx_rec.nargs, 6);
     ARG_PTR(0, moved.x);
     ARG_PTR(1, moved.y);
