@@ -95,6 +95,12 @@ def test_env_turns_it_off_and_keys_the_cache(record, fresh_cache, monkeypatch):
     monkeypatch.setenv(pdl.ENV, "yes")
     with jt.targets("sm90"), pytest.raises(ValueError, match="TRIDENT_JAX_PDL='yes'.*expected 0"):
         compile_add(num_warps=2)
+    # refused too where no kernel would get PDL: an older target, the caller's own choice (JAX's CPU platform
+    # compiles no CUDA target: the variable is not read there)
+    with jt.targets("sm80"), pytest.raises(ValueError, match="TRIDENT_JAX_PDL='yes'"):
+        compile_add(num_warps=2)
+    with jt.targets("sm90"), pytest.raises(ValueError, match="TRIDENT_JAX_PDL='yes'"):
+        compile_add(num_warps=2, launch_pdl=False)
 
 
 def set_user_hook(monkeypatch, key):

@@ -14,7 +14,10 @@ The wait returns once every grid before it has finished and its memory is visibl
 kernel's own: it reads and writes nothing earlier than it would without PDL. The trigger lets the kernel after it
 be scheduled once every block of this one has started; that kernel, launched with PDL, waits in turn before it
 reads (XLA's own kernels do, as do trident's and any launch_pdl kernel keeping Triton's rule: gdc_wait before
-touching what the kernel before it wrote), so only scheduling moves, not memory order. On the H200 (2026-12-02)
+touching what the kernel before it wrote), so only scheduling moves, not memory order. One consequence: the
+trigger comes before this kernel's own wait, so the kernel after it may start while the one before it still
+runs; a caller's launch_pdl kernel that reads, before its gdc_wait, what an earlier kernel wrote (not only the
+one right before it) must move that read after the wait, or set TRIDENT_JAX_PDL=0. On the H200 (2026-12-02)
 tests/test_jax_pdl.py's GPU test gave the same bits as without PDL with command buffers on and off, and the
 trigger took a chain of trident adds between XLA fusions from 1.09x XLA's own to 1.01-1.05x (bench/NOTES.md).
 TRIDENT_JAX_PDL=0 compiles kernels as Triton does, as does TRITON_STORE_BINARY_ONLY=1 (the PTX that shows the
@@ -53,12 +56,14 @@ def enabled() -> bool:
 def wanted(t: Target, options: Mapping[str, Any]) -> bool:
     """Whether the kernel compiled for t with these options gets launch_pdl and the entry wait: CUDA sm90+, the
     caller chose no launch_pdl (theirs stands either way) and no cooperative launch, TRIDENT_JAX_PDL not 0, and
-    Triton keeps PTX in its cache (TRITON_STORE_BINARY_ONLY unset)."""
+    Triton keeps PTX in its cache (TRITON_STORE_BINARY_ONLY unset). The variable is read for every target, so
+    that a value it does not take is refused where no kernel would get PDL too."""
+    on = enabled()
     if t.backend != "cuda" or not isinstance(t.arch, int) or t.arch < MIN_ARCH:
         return False
     if "launch_pdl" in options or options.get("launch_cooperative_grid"):
         return False
-    return enabled() and _ptx_kept()
+    return on and _ptx_kept()
 
 
 def _ptx_kept() -> bool:
