@@ -94,70 +94,86 @@ static trd_status_t record_args(XLA_FFI_CallFrame *f, const struct xla_call *c, 
     return TRD_OK;
 }
 
-/* An argument the frame gives: the device pointer of operand or result `index` goes to argument `arg`. */
-struct record_patch {
-    uint16_t arg;     /* < XLA_MAX_PARAMS + 2 */
-    uint16_t result;  /* 1: of f->rets, 0: of f->args */
-    uint32_t index;
+/* One argument of the node, 8 bytes: a value the plan keeps, a null pointer, or the device pointer of the frame's
+ * operand or result `index`. */
+enum { PLAN_VALUE, PLAN_NULL, PLAN_OPERAND, PLAN_RESULT };
+struct plan_arg {
+    uint8_t kind;    /* PLAN_* */
+    uint8_t size;    /* a value's bytes, 1 .. 8 */
+    uint16_t value;  /* a value's index in the plan's values */
+    uint32_t index;  /* an operand's or result's */
 };
-_Static_assert(XLA_MAX_PARAMS + 2 <= UINT16_MAX, "a record_patch's arg holds every argument's index");
+_Static_assert(XLA_MAX_PARAMS + 2 <= UINT16_MAX, "a plan_arg's value index holds every argument's");
+_Static_assert(sizeof(struct plan_arg) == 8, "values follow the arguments 8-byte aligned");
 
-/* The slot's first kernel node, as an update needs it: the argument list create_launch got, its host values
- * (scalars) copied into the plan, and where each device pointer comes from. An update comes after
- * a whole execution, when every line of the call's state is cold: it reads this block, contiguous and sized to
- * the launch, and the frame's buffers, nothing else of the call. */
+/* The slot's first kernel node, as an update needs it: the argument list create_launch got, as 8 bytes an
+ * argument, then its values (scalars) copied. An update comes after a whole execution, when every line of the
+ * call's state is cold: it reads this block (an add's arguments and value in one cache line) and the frame's
+ * buffers, nothing else of the call. */
 struct xla_record_plan {
-    uint32_t nargs, npatch;
-    const struct record_patch *patch;   /* npatch, after values */
-    XLA_FFI_KernelArg args[];           /* nargs; then uint64_t values[nargs] (host values point there) */
+    uint32_t nargs, nvalues;
+    struct plan_arg args[]; /* nargs; then uint64_t values[nvalues] */
 };
 
-/* Whether record_args' argument k is a buffer's address (a parameter taken from an operand or result, or
- * Triton's scratch pointer k - nparams from a scratch result), not a null pointer. */
-static int from_buffer(const struct xla_call *c, const struct xla_slot *s, uint32_t k)
+static const uint64_t *plan_values(const struct xla_record_plan *p)
 {
-    if (k < c->nparams)
-        return c->params[k].kind == TRD_XLA_ARG_OPERAND || c->params[k].kind == TRD_XLA_ARG_RESULT;
-    return c->scratch[k - c->nparams] >= 0 && s->run.scratch_need[k - c->nparams];
+    return (const uint64_t *)(p->args + p->nargs); /* 8-byte aligned: 8 bytes a plan_arg */
 }
 
-/* The plan of the list create_launch got (l): its host values copied, each device pointer's buffer named by the
- * call's parameters (operand or result, index) or scratch results. NULL for a call of tensor maps (an update
- * encodes them again from the new addresses: record_args) or out of memory (the update takes record_args too). */
+/* record_args' argument k as a plan_arg: a parameter taken from an operand or result, or Triton's scratch
+ * pointer k - nparams from a scratch result; a null pointer; or (PLAN_VALUE) a value. */
+static int plan_kind(const struct xla_call *c, const struct xla_slot *s, uint32_t k)
+{
+    if (k >= c->nparams) {
+        int64_t r = c->scratch[k - c->nparams];
+        return r >= 0 && s->run.scratch_need[k - c->nparams] ? PLAN_RESULT : PLAN_NULL;
+    }
+    switch (c->params[k].kind) {
+    case TRD_XLA_ARG_OPERAND:
+        return PLAN_OPERAND;
+    case TRD_XLA_ARG_RESULT:
+        return PLAN_RESULT;
+    case TRD_XLA_ARG_NULL:
+        return PLAN_NULL;
+    default:
+        return PLAN_VALUE;
+    }
+}
+
+/* The plan of the list create_launch got (l): its values copied, each device pointer's buffer named by the call's
+ * parameters (operand or result, index) or scratch results. NULL for a call of tensor maps (an update encodes
+ * them again from the new addresses: record_args), a value wider than 8 bytes (none is today) or out of memory
+ * (the update takes record_args too). */
 static struct xla_record_plan *plan_make(const struct xla_call *c, const struct xla_slot *s,
                                          const XLA_FFI_KernelArgs *l)
 {
     if (c->ntma)
         return NULL;
-    uint32_t n = (uint32_t)l->num_args, npatch = 0;
+    uint32_t n = (uint32_t)l->num_args, nvalues = 0;
     for (uint32_t k = 0; k < n; k++) {
-        if (l->args[k].type == XLA_FFI_KernelArgType_HostValue && (uint64_t)l->args[k].size > sizeof(uint64_t))
-            return NULL; /* no scalar is wider; a value that is takes record_args */
-        npatch += from_buffer(c, s, k);
+        if (l->args[k].type == XLA_FFI_KernelArgType_HostValue &&
+            (l->args[k].size < 1 || (uint64_t)l->args[k].size > sizeof(uint64_t)))
+            return NULL;
+        nvalues += plan_kind(c, s, k) == PLAN_VALUE;
     }
     /* whole cache lines: an update reads the block cold, and no line of it is shared */
-    size_t bytes = sizeof(struct xla_record_plan) + n * (sizeof(XLA_FFI_KernelArg) + sizeof(uint64_t)) +
-                   npatch * sizeof(struct record_patch);
+    size_t bytes = sizeof(struct xla_record_plan) + n * sizeof(struct plan_arg) + nvalues * sizeof(uint64_t);
     struct xla_record_plan *p = aligned_alloc(64, (bytes + 63) / 64 * 64);
     if (!p)
         return NULL;
-    uint64_t *values = (uint64_t *)(p->args + n);
-    struct record_patch *patch = (struct record_patch *)(values + n);
-    *p = (struct xla_record_plan){n, npatch, patch};
-    npatch = 0;
+    *p = (struct xla_record_plan){n, nvalues};
+    uint64_t *values = (uint64_t *)plan_values(p);
+    nvalues = 0;
     for (uint32_t k = 0; k < n; k++) {
-        XLA_FFI_KernelArg a = l->args[k];
-        values[k] = 0;
-        if (a.type == XLA_FFI_KernelArgType_HostValue) {
-            memcpy(&values[k], a.arg_address, (size_t)a.size);
-            a.arg_address = &values[k];
-        } else if (from_buffer(c, s, k)) {
-            /* parameter k, or Triton's scratch pointer k - nparams (its result checked at the first execution,
-             * xla_run_check) */
-            int result = k >= c->nparams || c->params[k].kind == TRD_XLA_ARG_RESULT;
-            int64_t index = k < c->nparams ? c->params[k].index : c->scratch[k - c->nparams];
-            patch[npatch++] = (struct record_patch){(uint16_t)k, (uint16_t)result, (uint32_t)index};
-            a.arg_address = NULL;
+        int kind = plan_kind(c, s, k);
+        struct plan_arg a = {(uint8_t)kind, 0, 0, 0};
+        if (kind == PLAN_VALUE) {
+            a.size = (uint8_t)l->args[k].size;
+            a.value = (uint16_t)nvalues;
+            values[nvalues] = 0;
+            memcpy(&values[nvalues++], l->args[k].arg_address, a.size);
+        } else if (kind != PLAN_NULL) {
+            a.index = (uint32_t)(k < c->nparams ? c->params[k].index : c->scratch[k - c->nparams]);
         }
         p->args[k] = a;
     }
@@ -178,14 +194,24 @@ static void plan_publish(struct xla_call *c, struct xla_slot *s, int32_t ordinal
         atomic_store_explicit(&c->plan_by_ordinal[ordinal], p, memory_order_release);
 }
 
-/* The update's list: the plan's with the frame's addresses in. */
+/* The update's list: the plan's, with the frame's addresses. */
 static void plan_fill(const struct xla_record_plan *p, XLA_FFI_CallFrame *f, struct record_args *ra)
 {
-    memcpy(ra->args, p->args, p->nargs * sizeof *ra->args);
-    for (uint32_t i = 0; i < p->npatch; i++) {
-        const struct record_patch *q = &p->patch[i];
-        const XLA_FFI_Buffer *b = q->result ? f->rets.rets[q->index] : f->args.args[q->index];
-        ra->args[q->arg].arg_address = b->data;
+    const uint64_t *values = plan_values(p);
+    for (uint32_t k = 0; k < p->nargs; k++) {
+        const struct plan_arg *a = &p->args[k];
+        switch (a->kind) {
+        case PLAN_VALUE:
+            ra->args[k] = (XLA_FFI_KernelArg){&values[a->value], a->size, XLA_FFI_KernelArgType_HostValue};
+            break;
+        case PLAN_NULL:
+            ra->args[k] = (XLA_FFI_KernelArg){NULL, 0, XLA_FFI_KernelArgType_DevicePtr};
+            break;
+        default: {
+            const XLA_FFI_Buffer *b = a->kind == PLAN_RESULT ? f->rets.rets[a->index] : f->args.args[a->index];
+            ra->args[k] = (XLA_FFI_KernelArg){b->data, 0, XLA_FFI_KernelArgType_DevicePtr};
+        }
+        }
     }
     ra->list = (XLA_FFI_KernelArgs){ra->args, p->nargs};
 }
