@@ -125,13 +125,13 @@ def build(which: str, sds):
                 x = jt.triton_call(x, y, N, kernel=kernels.add_out_kernel, out_shape=sds, grid=(1,), BLOCK=1024,
                                    num_warps=4)
             return x
-        if which == "trident.jax-nopdl":   # the variable is read when the call is lowered: compiled now
+        if which != "jax-triton":   # the variable is read when the call is lowered: compiled now, as the path says
             from trident.jax import pdl
             before = os.environ.get(pdl.ENV)
-            os.environ[pdl.ENV] = "0"
+            os.environ[pdl.ENV] = "0" if which == "trident.jax-nopdl" else "1"
             try:
                 return jax.jit(chain).lower(sds, sds).compile()
-            finally:   # the other trident.jax paths compile as the caller's environment says
+            finally:   # the caller's value back
                 if before is None:
                     del os.environ[pdl.ENV]
                 else:
