@@ -29,6 +29,30 @@ def test_record_status_and_target():
         assert on or why, "an inactive record route says why"
 
 
+def _must_record(version: str) -> bool:
+    """Whether a jaxlib of this version has the RECORD stage with its record extension: a release from 0.11.2 on
+    (0.11.2.post1, 0.12.0.1, 0.11.3.dev...), not a pre-release of 0.11.2 (0.11.2.dev..., 0.11.2rc1: PEP 440 puts
+    them before 0.11.2, and a nightly may predate the extension)."""
+    m = re.match(r"(\d+)\.(\d+)(?:\.(\d+))?(.*)", version)
+    if not m:
+        return False
+    release = tuple(int(x or 0) for x in m.groups()[:3])
+    pre = re.match(r"[.-]?(?:dev|a|b|c|rc|alpha|beta|pre|preview)\d*", m.group(4)) is not None
+    return release > (0, 11, 2) or (release == (0, 11, 2) and not pre)
+
+
+def test_must_record_reads_the_jaxlib_version(monkeypatch):
+    """The GPU test's judgement of a probe that found no record route: a jaxlib release from 0.11.2 on must have
+    it; a pre-release of 0.11.2 (a nightly built before the RECORD stage came) need not. The probe runs its
+    record-route process with TRIDENT_XLA_RECORD=1 whatever this process's value, so that value excuses nothing."""
+    for v in ("0.11.2", "0.11.2.post1", "0.11.2+cuda12", "0.11.3.dev20251201", "0.11.10", "0.12", "0.12.0.1", "1.0.0"):
+        assert _must_record(v), v
+    for v in ("0.11.2.dev20251201", "0.11.2rc1", "0.11.2a0", "0.11.1", "0.11", "0.10.2", "0.9.9", "unknown"):
+        assert not _must_record(v), v
+    monkeypatch.setenv("TRIDENT_XLA_RECORD", "0")
+    assert _must_record("0.12.0")
+
+
 def test_recorded_chain_matches(gpu):
     """On the GPU: the chain's results are right with the record route on and off; with command buffers on and
     the route active, XLA made kernel nodes of trident's launches and updated them for moved buffers (no
@@ -43,12 +67,11 @@ def test_recorded_chain_matches(gpu):
     if re.search(r"--xla_gpu_enable_command_buffer=(\s|$)", flags):
         return   # no command buffers: nothing is recorded, the results above are the test
     if verdict.startswith("record route: not available:"):
-        # the probe's own process says why (its table); a jaxlib with the RECORD stage must have it, unless
-        # TRIDENT_XLA_RECORD=0 (this process's status is not asked: a lone xdist worker that lowered no call yet
-        # once read it as off while the probe's route worked)
+        # the probe's own process says why (its table); a jaxlib with the RECORD stage must have it (the probe
+        # runs that process with TRIDENT_XLA_RECORD=1, whatever this one's; this process's status is not asked: a
+        # lone xdist worker that lowered no call yet once read it as off while the probe's route worked)
         import jaxlib
-        newer = tuple(int(x) for x in re.findall(r"\d+", jaxlib.__version__)[:3]) >= (0, 11, 2)
-        assert not newer or os.environ.get("TRIDENT_XLA_RECORD") == "0", r.stdout
+        assert not _must_record(jaxlib.__version__), r.stdout
         return
     m = re.match(r"record route: works \((\d+) kernel nodes created, (\d+) updated, (\d+) left to stream capture; "
                  r"XLA updated its command buffer (\d+) times", verdict)
