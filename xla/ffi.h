@@ -220,6 +220,8 @@ trd_status_t xla_run_launch(XLA_FFI_CallFrame *f, const struct xla_call *c, stru
  * addresses put in, its tensor maps encoded into maps[], params[i] pointing at parameter i's value. */
 trd_status_t xla_run_params(XLA_FFI_CallFrame *f, const struct xla_call *c, const struct xla_slot *s,
                             const struct xla_run *r, uint64_t *storage, xla_tma_bytes *maps, void **params);
+/* The call's result that holds the run's scratch k (0 global, 1 profile), or -1 where its grid needs none. */
+int64_t xla_run_scratch_result(const struct xla_call *c, const struct xla_run *r, int k);
 /* The call's results that hold the run's global and profile scratch; NULL where its grid needs none. */
 void xla_run_scratch(XLA_FFI_CallFrame *f, const struct xla_call *c, const struct xla_run *r,
                      const XLA_FFI_Buffer *out[2]);

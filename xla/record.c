@@ -58,6 +58,37 @@ static const char *record_blocker(const struct xla_call *c, const struct xla_slo
     return NULL;
 }
 
+/* One argument of the node, 8 bytes: a value the plan keeps, a null pointer, or the device pointer of the frame's
+ * operand or result `index`. */
+enum { PLAN_VALUE, PLAN_NULL, PLAN_OPERAND, PLAN_RESULT };
+struct plan_arg {
+    uint8_t kind;    /* PLAN_* */
+    uint8_t size;    /* a value's bytes, 1 .. 8 */
+    uint16_t value;  /* a value's index in the plan's values */
+    uint32_t index;  /* an operand's or result's */
+};
+_Static_assert(XLA_MAX_PARAMS + 2 <= UINT16_MAX, "a plan_arg's value index holds every argument's");
+_Static_assert(sizeof(struct plan_arg) == 8, "values follow the arguments 8-byte aligned");
+
+/* The launch's argument k (record_args' list) as a plan_arg: a parameter taken from an operand or result, or
+ * Triton's scratch pointer k - nparams from a scratch result; a null pointer; or (PLAN_VALUE) a value (a scalar or
+ * a tensor map). */
+static int plan_kind(const struct xla_call *c, const struct xla_slot *s, uint32_t k)
+{
+    if (k >= c->nparams)
+        return xla_run_scratch_result(c, &s->run, (int)(k - c->nparams)) >= 0 ? PLAN_RESULT : PLAN_NULL;
+    switch (c->params[k].kind) {
+    case TRD_XLA_ARG_OPERAND:
+        return PLAN_OPERAND;
+    case TRD_XLA_ARG_RESULT:
+        return PLAN_RESULT;
+    case TRD_XLA_ARG_NULL:
+        return PLAN_NULL;
+    default:
+        return PLAN_VALUE;
+    }
+}
+
 /* The launch's kernel arguments: buffers and null pointers as device pointers, everything else by value from
  * storage/maps. (XLA copies each host value into an allocation of its own at every create and update; a device
  * pointer it only stores.) */
@@ -77,13 +108,13 @@ static trd_status_t record_args(XLA_FFI_CallFrame *f, const struct xla_call *c, 
         return st;
     uint32_t n = 0;
     for (uint32_t i = 0; i < c->nparams; i++) {
-        const struct xla_param *p = &c->params[i];
-        if (p->kind == TRD_XLA_ARG_OPERAND || p->kind == TRD_XLA_ARG_RESULT || p->kind == TRD_XLA_ARG_NULL) {
+        if (plan_kind(c, s, i) != PLAN_VALUE) {
             void *ptr;
             memcpy(&ptr, ra->params[i], sizeof ptr);
             ra->args[n++] = (XLA_FFI_KernelArg){ptr, 0, XLA_FFI_KernelArgType_DevicePtr};
         } else {
-            ra->args[n++] = (XLA_FFI_KernelArg){ra->params[i], p->info.size, XLA_FFI_KernelArgType_HostValue};
+            ra->args[n++] = (XLA_FFI_KernelArg){ra->params[i], c->params[i].info.size,
+                                                XLA_FFI_KernelArgType_HostValue};
         }
     }
     const XLA_FFI_Buffer *scratch[2];
@@ -93,18 +124,6 @@ static trd_status_t record_args(XLA_FFI_CallFrame *f, const struct xla_call *c, 
     ra->list = (XLA_FFI_KernelArgs){ra->args, n};
     return TRD_OK;
 }
-
-/* One argument of the node, 8 bytes: a value the plan keeps, a null pointer, or the device pointer of the frame's
- * operand or result `index`. */
-enum { PLAN_VALUE, PLAN_NULL, PLAN_OPERAND, PLAN_RESULT };
-struct plan_arg {
-    uint8_t kind;    /* PLAN_* */
-    uint8_t size;    /* a value's bytes, 1 .. 8 */
-    uint16_t value;  /* a value's index in the plan's values */
-    uint32_t index;  /* an operand's or result's */
-};
-_Static_assert(XLA_MAX_PARAMS + 2 <= UINT16_MAX, "a plan_arg's value index holds every argument's");
-_Static_assert(sizeof(struct plan_arg) == 8, "values follow the arguments 8-byte aligned");
 
 /* The slot's first kernel node, as an update needs it: the argument list create_launch got, as 8 bytes an
  * argument, then its values (scalars) copied. An update comes after a whole execution, when every line of the
@@ -118,26 +137,6 @@ struct xla_record_plan {
 static const uint64_t *plan_values(const struct xla_record_plan *p)
 {
     return (const uint64_t *)(p->args + p->nargs); /* 8-byte aligned: 8 bytes a plan_arg */
-}
-
-/* record_args' argument k as a plan_arg: a parameter taken from an operand or result, or Triton's scratch
- * pointer k - nparams from a scratch result; a null pointer; or (PLAN_VALUE) a value. */
-static int plan_kind(const struct xla_call *c, const struct xla_slot *s, uint32_t k)
-{
-    if (k >= c->nparams) {
-        int64_t r = c->scratch[k - c->nparams];
-        return r >= 0 && s->run.scratch_need[k - c->nparams] ? PLAN_RESULT : PLAN_NULL;
-    }
-    switch (c->params[k].kind) {
-    case TRD_XLA_ARG_OPERAND:
-        return PLAN_OPERAND;
-    case TRD_XLA_ARG_RESULT:
-        return PLAN_RESULT;
-    case TRD_XLA_ARG_NULL:
-        return PLAN_NULL;
-    default:
-        return PLAN_VALUE;
-    }
 }
 
 /* The plan of the list create_launch got (l): its values copied, each device pointer's buffer named by the call's
@@ -173,7 +172,8 @@ static struct xla_record_plan *plan_make(const struct xla_call *c, const struct 
             values[nvalues] = 0;
             memcpy(&values[nvalues++], l->args[k].arg_address, a.size);
         } else if (kind != PLAN_NULL) {
-            a.index = (uint32_t)(k < c->nparams ? c->params[k].index : c->scratch[k - c->nparams]);
+            a.index = (uint32_t)(k < c->nparams ? c->params[k].index
+                                               : xla_run_scratch_result(c, &s->run, (int)(k - c->nparams)));
         }
         p->args[k] = a;
     }

@@ -255,11 +255,18 @@ trd_status_t xla_run_params(XLA_FFI_CallFrame *f, const struct xla_call *c, cons
     return TRD_OK;
 }
 
+int64_t xla_run_scratch_result(const struct xla_call *c, const struct xla_run *r, int k)
+{
+    return c->scratch[k] >= 0 && r->scratch_need[k] ? c->scratch[k] : -1;
+}
+
 void xla_run_scratch(XLA_FFI_CallFrame *f, const struct xla_call *c, const struct xla_run *r,
                      const XLA_FFI_Buffer *out[2])
 {
-    for (int k = 0; k < 2; k++)
-        out[k] = c->scratch[k] >= 0 && r->scratch_need[k] ? f->rets.rets[c->scratch[k]] : NULL;
+    for (int k = 0; k < 2; k++) {
+        int64_t i = xla_run_scratch_result(c, r, k);
+        out[k] = i >= 0 ? f->rets.rets[i] : NULL;
+    }
 }
 
 trd_status_t xla_run_launch(XLA_FFI_CallFrame *f, const struct xla_call *c, struct xla_slot *s,
