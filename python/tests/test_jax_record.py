@@ -33,12 +33,11 @@ def _must_record(version: str) -> bool:
     """Whether a jaxlib of this version has the RECORD stage with its record extension: a release from 0.11.2 on
     (0.11.2.post1, 0.12.0.1, 0.11.3.dev...), not a pre-release of 0.11.2 (0.11.2.dev..., 0.11.2rc1: PEP 440 puts
     them before 0.11.2, and a nightly may predate the extension)."""
-    m = re.match(r"(\d+)\.(\d+)(?:\.(\d+))?(.*)", version)
-    if not m:
+    from packaging.version import InvalidVersion, Version   # pytest's own dependency
+    try:
+        return Version(version) >= Version("0.11.2")
+    except InvalidVersion:
         return False
-    release = tuple(int(x or 0) for x in m.groups()[:3])
-    pre = re.match(r"[.-]?(?:dev|a|b|c|rc|alpha|beta|pre|preview)\d*", m.group(4)) is not None
-    return release > (0, 11, 2) or (release == (0, 11, 2) and not pre)
 
 
 def test_must_record_reads_the_jaxlib_version(monkeypatch):
