@@ -1218,18 +1218,49 @@ static const char *fx_record(struct fx_exec *x, struct fx_attrs *a, XLA_FFI_Reco
     return fx_record_on(&fx_rec, x, a, action, minor);
 }
 
-#define ARG_PTR(i, p)                                                                                   \
-    do {                                                                                                \
-        ck_assert_int_eq(fx_rec.args[i].type, XLA_FFI_KernelArgType_DevicePtr);                         \
-        ck_assert_int_eq(fx_rec.args[i].size, 0);                                                       \
-        ck_assert_ptr_eq(fx_rec.args[i].arg_address, (p));                                              \
-    } while (0)
-#define ARG_VALUE(i, bytes, v)                                                                          \
-    do {                                                                                                \
-        ck_assert_int_eq(fx_rec.args[i].type, XLA_FFI_KernelArgType_HostValue);                         \
-        ck_assert_int_eq(fx_rec.args[i].size, (bytes));                                                 \
-        ck_assert_uint_eq(fx_rec.values[i], (v));                                                       \
-    } while (0)
+/* What a record call's kernel arguments must be: each one's type, and a host value's size and bytes. */
+struct rec_expect {
+    int64_t n;
+    XLA_FFI_KernelArgType type[16];
+    int64_t size[16];
+    uint64_t value[16];
+};
+
+static void expect_ptr(struct rec_expect *e)
+{
+    e->type[e->n++] = XLA_FFI_KernelArgType_DevicePtr;
+}
+
+static void expect_value(struct rec_expect *e, const void *bytes, int64_t size)
+{
+    e->type[e->n] = XLA_FFI_KernelArgType_HostValue;
+    e->size[e->n] = size;
+    memcpy(&e->value[e->n++], bytes, (size_t)size);
+}
+
+/* r's last create_launch or update_launch got what e says, with device pointers ptr[i]. */
+static void args_in(const struct fx_record *r, const struct rec_expect *e, void *const *ptr)
+{
+    ck_assert_int_eq(r->nargs, e->n);
+    for (int64_t i = 0; i < e->n; i++) {
+        const XLA_FFI_KernelArg *g = &r->args[i];
+        ck_assert_msg(g->type == e->type[i], "argument %lld: type %d, expected %d", (long long)i, (int)g->type,
+                      (int)e->type[i]);
+        if (e->type[i] == XLA_FFI_KernelArgType_DevicePtr)
+            ck_assert_msg(g->size == 0 && g->arg_address == ptr[i], "argument %lld: %lld bytes at %p, expected %p",
+                          (long long)i, (long long)g->size, g->arg_address, ptr[i]);
+        else
+            ck_assert_msg(g->size == e->size[i] && r->values[i] == e->value[i],
+                          "argument %lld: %lld bytes 0x%llx, expected %lld bytes 0x%llx", (long long)i,
+                          (long long)g->size, (unsigned long long)r->values[i], (long long)e->size[i],
+                          (unsigned long long)e->value[i]);
+    }
+}
+
+static void args_are(const struct rec_expect *e, void *const *ptr)
+{
+    args_in(&fx_rec, e, ptr);
+}
 
 /* The launch of a call becomes a kernel node: the cubin loaded on the device, its grid, block and shared memory,
  * buffers and Triton's two (unneeded: null) scratch pointers as device pointers, the scalar by value; an update
@@ -1271,12 +1302,15 @@ START_TEST(record_makes_a_kernel_node)
     ck_assert_int_eq(fx_rec.dims.cluster.x, 0);
     ck_assert_int_eq(fx_rec.uses_pdl, 0);
     ck_assert_int_eq(fx_rec.nargs, 6);
-    ARG_PTR(0, b.x);
-    ARG_PTR(1, b.y);
-    ARG_PTR(2, b.out);
-    ARG_VALUE(3, 4, 5000);
-    ARG_PTR(4, NULL); /* Triton's scratch pointers: none needed */
-    ARG_PTR(5, NULL);
+    struct rec_expect e = {0};
+    const int32_t n = 5000;
+    expect_ptr(&e);
+    expect_ptr(&e);
+    expect_ptr(&e);
+    expect_value(&e, &n, 4);
+    expect_ptr(&e); /* Triton's scratch pointers: none needed (null) */
+    expect_ptr(&e);
+    args_are(&e, (void *const[16]){b.x, b.y, b.out});
     /* the buffers move: XLA updates the node */
     add_bufs(&moved, &x, 5000);
     FX_OK(fx_record(&x, &a, XLA_FFI_RecordAction_Update, XLA_FFI_Extension_Record_MinorVersion));
@@ -1286,11 +1320,7 @@ START_TEST(record_makes_a_kernel_node)
     /* through the plan (the path of a call of tensor maps names the kernel and the device instead) */
     ck_assert_msg(log_count("record: kernel on XLA's device 0: kernel node updated") == 1, "one update logged:\n%s",
                   log_text);
-    ck_assert_int_eq(fx_rec.nargs, 6);
-    ARG_PTR(0, moved.x);
-    ARG_PTR(1, moved.y);
-    ARG_PTR(2, moved.out);
-    ARG_VALUE(3, 4, 5000);
+    args_are(&e, (void *const[16]){moved.x, moved.y, moved.out});
     /* an update of a command buffer made by capture is captured again */
     fx_rec.ncommands = 0;
     FX_OK(fx_record(&x, &a, XLA_FFI_RecordAction_Update, XLA_FFI_Extension_Record_MinorVersion));
@@ -1368,49 +1398,6 @@ START_TEST(record_falls_back_to_capture)
 }
 END_TEST
 
-/* What a record call's kernel arguments must be: each one's type, and a host value's size and bytes. */
-struct rec_expect {
-    int64_t n;
-    XLA_FFI_KernelArgType type[16];
-    int64_t size[16];
-    uint64_t value[16];
-};
-
-static void expect_ptr(struct rec_expect *e)
-{
-    e->type[e->n++] = XLA_FFI_KernelArgType_DevicePtr;
-}
-
-static void expect_value(struct rec_expect *e, const void *bytes, int64_t size)
-{
-    e->type[e->n] = XLA_FFI_KernelArgType_HostValue;
-    e->size[e->n] = size;
-    memcpy(&e->value[e->n++], bytes, (size_t)size);
-}
-
-/* r's last create_launch or update_launch got what e says, with device pointers ptr[i]. */
-static void args_in(const struct fx_record *r, const struct rec_expect *e, void *const *ptr)
-{
-    ck_assert_int_eq(r->nargs, e->n);
-    for (int64_t i = 0; i < e->n; i++) {
-        const XLA_FFI_KernelArg *g = &r->args[i];
-        ck_assert_msg(g->type == e->type[i], "argument %lld: type %d, expected %d", (long long)i, (int)g->type,
-                      (int)e->type[i]);
-        if (e->type[i] == XLA_FFI_KernelArgType_DevicePtr)
-            ck_assert_msg(g->size == 0 && g->arg_address == ptr[i], "argument %lld: %lld bytes at %p, expected %p",
-                          (long long)i, (long long)g->size, g->arg_address, ptr[i]);
-        else
-            ck_assert_msg(g->size == e->size[i] && r->values[i] == e->value[i],
-                          "argument %lld: %lld bytes 0x%llx, expected %lld bytes 0x%llx", (long long)i,
-                          (long long)g->size, (unsigned long long)r->values[i], (long long)e->size[i],
-                          (unsigned long long)e->value[i]);
-    }
-}
-
-static void args_are(const struct rec_expect *e, void *const *ptr)
-{
-    args_in(&fx_rec, e, ptr);
-}
 
 /* One frame's buffers (XLA_FFI_Buffer pointers), operands then results. */
 struct rec_frame {
