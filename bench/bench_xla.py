@@ -16,7 +16,10 @@ the buffers move; what any custom call recorded as a kernel node costs, and
 the yardstick of trident's own record handler's update cost; with command
 buffers off it is `floor`), through `floor+record+bundle` (floor+record's
 call carrying the attribute trident's does, the kernel's bundle, which its
-handler ignores: what XLA's handling of a call's attributes costs), and XLA's own
+handler ignores: what XLA's handling of a call's attributes costs), through
+`floor+record+pdl` (floor+record with the add made for PDL as trident.jax
+makes it, recorded with uses_pdl: the yardstick of trident.jax's update cost,
+as XLA joins such a node with PDL edges), and XLA's own
 add (kept unfused with optimization_barrier); per-call time = chain time /
 256, and the time until the jitted call returned (before its result is
 ready). Then the same runs with inputs that move: each execution gets one of
@@ -88,9 +91,9 @@ RUNS = env_count("BENCH_XLA_RUNS", 50)
 PROCESSES = env_count("BENCH_XLA_PROCESSES", 3)   # per setting
 N = 1024
 ALL_PATHS = ("trident", "trident.jax", "trident.jax-nopdl", "trident.jax+pdl", "jax-triton", "floor", "floor+record",
-             "floor+record+bundle", "xla")
+             "floor+record+bundle", "floor+record+pdl", "xla")
 # --ncu's and --updates' children, one path each
-CHILD_PATHS = ("trident", "floor", "floor+record", "floor+record+bundle", "xla", "trident.jax")
+CHILD_PATHS = ("trident", "floor", "floor+record", "floor+record+bundle", "xla", "trident.jax", "floor+record+pdl")
 PATHS = tuple(os.environ.get("BENCH_XLA_PATHS", ",".join(ALL_PATHS)).split(","))   # a subset, for --ncu's children
 HERE = Path(__file__).resolve().parent
 SRC = HERE.parent
@@ -149,19 +152,23 @@ def build(which: str, sds):
                 x = tj.triton_call(x, y, N, kernel=pdl_kernels.add_out_pdl_kernel, out_shape=sds, grid=(1,),
                                    BLOCK=1024, num_warps=4, launch_pdl=True)
             return x
-    elif which in ("floor", "floor+record", "floor+record+bundle"):
+    elif which in ("floor", "floor+record", "floor+record+bundle", "floor+record+pdl"):
         # the same kernel through the least an FFI handler can do (bench/ffi_floor.c): the yardstick of what XLA
         # does for any custom call; floor+record adds the least a RECORD-stage handler can do (a kernel node of
         # XLA's command buffer, updated in place when the buffers move), the yardstick of trident's record handler;
         # +bundle passes the attribute trident's call carries, the kernel's bundle (which the handler ignores):
-        # what XLA's handling of a call's attributes costs
+        # what XLA's handling of a call's attributes costs; +pdl records the add made for PDL as trident.jax makes
+        # it (floor_pdl_cubin) with uses_pdl, the yardstick of trident.jax's record handler
         lib = floor_lib()
         target = "bench_ffi_floor_add"
         if which != "floor":
-            why = lib.ffi_floor_record_register()
+            pdl = which == "floor+record+pdl"
+            if pdl:
+                floor_load_pdl(lib)
+            why = lib.ffi_floor_record_register(int(pdl))
             if why is not None:
                 raise RuntimeError(f"ffi_floor_record_register: {why.decode(errors='replace')}")
-            target = "bench_ffi_floor_add_record"
+            target = "bench_ffi_floor_add_record_pdl" if pdl else "bench_ffi_floor_add_record"
         attrs = {}
         if which == "floor+record+bundle":
             sys.path.insert(0, str(SRC / "python"))
@@ -192,7 +199,7 @@ def floor_lib():
     import ctypes
     import jax
     lib = ctypes.CDLL(str(floor_module()))
-    lib.ffi_floor_record_register.restype, lib.ffi_floor_record_register.argtypes = ctypes.c_char_p, []
+    lib.ffi_floor_record_register.restype, lib.ffi_floor_record_register.argtypes = ctypes.c_char_p, [ctypes.c_int]
     jax.devices()  # XLA's client first: the module goes into its (primary) context
     cubin = SRC / "tests" / "fixtures" / "triton" / "cuda" / "add_out" / "add_out_kernel.cubin"
     rc = lib.ffi_floor_load(str(cubin).encode(), b"add_out_kernel", N, 4, 0)
@@ -203,6 +210,33 @@ def floor_lib():
     jax.ffi.register_ffi_target("bench_ffi_floor_add", jax.ffi.pycapsule(lib.ffi_floor_add), platform="CUDA")
     _floor_lib.append(lib)
     return lib
+
+
+def floor_load_pdl(lib) -> None:
+    """Loads the PDL image of the floor's add into the module (once a process): the fixture's PTX with the prologue
+    trident.jax puts first in sm90 kernels (trident/jax/pdl.py's patch_ptx: trigger, then wait), assembled by
+    Triton's ptxas for sm_90a."""
+    if _floor_lib_pdl:
+        return
+    import tempfile
+    sys.path.insert(0, str(SRC / "python"))
+    from triton import knobs
+    from trident.jax import pdl
+    ptx = (SRC / "tests" / "fixtures" / "triton" / "cuda" / "add_out" / "add_out_kernel.ptx").read_text()
+    with tempfile.TemporaryDirectory() as d:
+        src, cubin = Path(d) / "add_out_pdl.ptx", Path(d) / "add_out_pdl.cubin"
+        src.write_text(pdl.patch_ptx(ptx))
+        r = subprocess.run([knobs.nvidia.ptxas.path, "--gpu-name", "sm_90a", str(src), "-o", str(cubin)],
+                           capture_output=True, text=True)
+        if r.returncode != 0:
+            raise RuntimeError(f"ptxas of the PDL add: {r.stderr.strip()[-300:]}")
+        rc = lib.ffi_floor_load_pdl(str(cubin).encode(), b"add_out_kernel")
+    if rc:
+        raise RuntimeError(f"ffi_floor_load_pdl: {'cannot read the cubin' if rc == -1 else f'rc {rc}'}")
+    _floor_lib_pdl.append(True)
+
+
+_floor_lib_pdl = []
 
 
 def floor_module() -> Path:

@@ -15,6 +15,11 @@
  * handler; the table is the one ffi_floor_add's metadata query saw). What moving inputs cost a call on that path
  * is XLA's own per-custom-call update work: trident's record handler (xla/record.c) costs at least that.
  *
+ * ffi_floor_load_pdl loads a second image of the add, made for programmatic dependent launch (its entry waits with
+ * griddepcontrol.wait before it reads, as trident.jax compiles sm90 kernels by default: python/trident/jax/pdl.py);
+ * ffi_floor_record_register(1) registers bench_ffi_floor_add_record_pdl, whose record handler creates its node with
+ * uses_pdl: the floor of a record handler whose kernel XLA joins with PDL edges, the yardstick of trident.jax's.
+ *
  * Not a part of trident: a benchmark's yardstick, built as a module next to bench_xla. */
 #include <cuda.h>
 #include <dlfcn.h>
@@ -39,25 +44,31 @@
 
 #define FLOOR_API __attribute__((visibility("default")))
 FLOOR_API int ffi_floor_load(const char *path, const char *name, int n, int warps, int shared_bytes);
+FLOOR_API int ffi_floor_load_pdl(const char *path, const char *name);
 FLOOR_API XLA_FFI_Error *ffi_floor_add(XLA_FFI_CallFrame *f);
-FLOOR_API const char *ffi_floor_record_register(void);
+FLOOR_API XLA_FFI_Error *ffi_floor_add_pdl(XLA_FFI_CallFrame *f);
+FLOOR_API const char *ffi_floor_record_register(int pdl);
 
 static CUresult (*launch)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream,
                           void **, void **);
-static CUfunction fn;
 static unsigned threads, shared;
 static int count;
-/* the cubin and the kernel's name, kept for the record handler's create_launch */
-static char *image, *entry;
-static size_t image_size;
+/* The add's two images: [0] as Triton compiled it, [1] made for PDL. The cubin and the kernel's name are kept for
+ * the record handler's create_launch. */
+static struct floor_kernel {
+    CUfunction fn;
+    char *image, *entry;
+    size_t image_size;
+} kernels[2];
 /* XLA's API table, from ffi_floor_add's metadata query at its registration: ffi_floor_record_register's */
 static _Atomic(const XLA_FFI_Api *) table;
 
-/* Loads `name` from the cubin at `path` into device 0's primary context (XLA's), once a process. 0 on success, else
- * a CUresult, -1 (no libcuda, unreadable file, no memory) or -2 (loaded already). */
-FLOOR_API int ffi_floor_load(const char *path, const char *name, int n, int warps, int shared_bytes)
+/* Loads `name` from the cubin at `path` into device 0's primary context (XLA's) as kernels[k], once a process. 0 on
+ * success, else a CUresult, -1 (no libcuda, unreadable file, no memory) or -2 (loaded already). */
+static int load_kernel(int k, const char *path, const char *name)
 {
-    if (image)
+    struct floor_kernel *K = &kernels[k];
+    if (K->image)
         return -2;
     void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
     if (!h)
@@ -93,18 +104,34 @@ FLOOR_API int ffi_floor_load(const char *path, const char *name, int n, int warp
     CUmodule mod;
     CUresult r;
     if ((r = retain(&ctx, 0)) != CUDA_SUCCESS || (r = set(ctx)) != CUDA_SUCCESS ||
-        (r = load(&mod, bytes)) != CUDA_SUCCESS || (r = get(&fn, mod, name)) != CUDA_SUCCESS) {
+        (r = load(&mod, bytes)) != CUDA_SUCCESS || (r = get(&K->fn, mod, name)) != CUDA_SUCCESS) {
         free(copy);
         free(bytes);
         return (int)r;
     }
-    entry = memcpy(copy, name, len);
-    image = bytes;
-    image_size = (size_t)size;
+    K->entry = memcpy(copy, name, len);
+    K->image = bytes;
+    K->image_size = (size_t)size;
+    return 0;
+}
+
+/* The add (x, y, n, out) with n = `n`, launched with `warps` warps and `shared_bytes` of shared memory. */
+FLOOR_API int ffi_floor_load(const char *path, const char *name, int n, int warps, int shared_bytes)
+{
+    int rc = load_kernel(0, path, name);
+    if (rc)
+        return rc;
     count = n;
     threads = (unsigned)warps * 32u;
     shared = (unsigned)shared_bytes;
     return 0;
+}
+
+/* The same add made for PDL (launched with ffi_floor_load's n, warps and shared memory): after ffi_floor_load, -3
+ * before it. */
+FLOOR_API int ffi_floor_load_pdl(const char *path, const char *name)
+{
+    return kernels[0].image ? load_kernel(1, path, name) : -3;
 }
 
 /* the 0.4 header's name of the metadata extension's base; the version a runtime hears: the older of its own and
@@ -138,16 +165,19 @@ static int metadata_query(XLA_FFI_CallFrame *f)
     return 0;
 }
 
-/* out = x + y over `count` elements: (x, y) -> out; the kernel takes (x, y, n, out) and two scratch pointers (null). */
-FLOOR_API XLA_FFI_Error *ffi_floor_add(XLA_FFI_CallFrame *f)
+/* out = x + y over `count` elements with kernels[k]: (x, y) -> out; the kernel takes (x, y, n, out) and two scratch
+ * pointers (null). */
+static inline XLA_FFI_Error *add_with(XLA_FFI_CallFrame *f, int k)
 {
     if (metadata_query(f))
         return NULL;
     if (f->stage != XLA_FFI_ExecutionStage_EXECUTE)
         return NULL;
+    CUfunction fn = kernels[k].fn;
     if (!fn || f->args.size != 2 || f->rets.size != 1 || f->args.types[0] != XLA_FFI_ArgType_BUFFER ||
         f->args.types[1] != XLA_FFI_ArgType_BUFFER || f->rets.types[0] != XLA_FFI_RetType_BUFFER)
-        return fail(f->api, "ffi_floor_add: call ffi_floor_load first; takes buffers (x, y) -> out");
+        return fail(f->api, "ffi_floor_add: call ffi_floor_load (and ffi_floor_load_pdl) first; takes buffers (x, "
+                            "y) -> out");
     XLA_FFI_Stream_Get_Args sa = {XLA_FFI_Stream_Get_Args_STRUCT_SIZE, NULL, f->ctx, NULL};
     XLA_FFI_Error *err = f->api->XLA_FFI_Stream_Get(&sa);
     if (err)
@@ -161,6 +191,18 @@ FLOOR_API XLA_FFI_Error *ffi_floor_add(XLA_FFI_CallFrame *f)
     return NULL;
 }
 
+FLOOR_API XLA_FFI_Error *ffi_floor_add(XLA_FFI_CallFrame *f)
+{
+    return add_with(f, 0);
+}
+
+/* The PDL image launched as any kernel (its griddepcontrol instructions do nothing without PDL): EXECUTE of the
+ * record_pdl target, which XLA runs outside command buffers. */
+FLOOR_API XLA_FFI_Error *ffi_floor_add_pdl(XLA_FFI_CallFrame *f)
+{
+    return add_with(f, 1);
+}
+
 /* ffi_floor_record_register's message (XLA's refusal copied before its error is destroyed) */
 static char refusal[512];
 
@@ -170,10 +212,11 @@ static char refusal[512];
 
 #if FLOOR_HAVE_RECORD
 
-/* RECORD: the launch becomes one kernel node of XLA's graph (Create) or gets the buffers' new addresses (Update).
- * The argument list as xla/record.c's record_args builds it: buffers and the two null scratch pointers as device
- * pointers, n by value (XLA copies a host value into an allocation of its own at each create and update). */
-static XLA_FFI_Error *ffi_floor_record(XLA_FFI_CallFrame *f)
+/* RECORD: the launch of kernels[k] becomes one kernel node of XLA's graph (Create; with uses_pdl for the PDL image)
+ * or gets the buffers' new addresses (Update). The argument list as xla/record.c's record_args builds it: buffers
+ * and the two null scratch pointers as device pointers, n by value (XLA copies a host value into an allocation of
+ * its own at each create and update). */
+static inline XLA_FFI_Error *record_with(XLA_FFI_CallFrame *f, int k)
 {
     if (metadata_query(f))
         return NULL;
@@ -185,8 +228,9 @@ static XLA_FFI_Error *ffi_floor_record(XLA_FFI_CallFrame *f)
     if (!fa.extension || fa.extension->id.major_version != XLA_FFI_Extension_Record_MajorVersion)
         return fail(f->api, "ffi_floor_record: no record extension of the major version this header has");
     const XLA_FFI_RecordFrame *rf = ((const XLA_FFI_Record_Extension *)fa.extension)->record_frame;
-    if (!fn || f->args.size != 2 || f->rets.size != 1)
-        return fail(f->api, "ffi_floor_record: call ffi_floor_load first; takes buffers (x, y) -> out");
+    if (!kernels[k].fn || f->args.size != 2 || f->rets.size != 1)
+        return fail(f->api, "ffi_floor_record: call ffi_floor_load (and ffi_floor_load_pdl) first; takes buffers "
+                            "(x, y) -> out");
     const XLA_FFI_KernelArg args[6] = {
         {((XLA_FFI_Buffer *)f->args.args[0])->data, 0, XLA_FFI_KernelArgType_DevicePtr},
         {((XLA_FFI_Buffer *)f->args.args[1])->data, 0, XLA_FFI_KernelArgType_DevicePtr},
@@ -202,19 +246,31 @@ static XLA_FFI_Error *ffi_floor_record(XLA_FFI_CallFrame *f)
         return fail(f->api, "ffi_floor_record: XLA's record frame has no room for the launch");
     XLA_FFI_LaunchDims dims = {{1, 1, 1}, {(int32_t)threads, 1, 1}, {0, 0, 0}};
     const XLA_FFI_Command *cmd = NULL;
-    if ((err = rf->api->create_launch(rf->record_ctx, entry, image, (int64_t)image_size, XLA_FFI_SourceFormat_CUBIN,
-                                      dims, shared, 0, &list, NULL, 0, &cmd)) != NULL)
+    const struct floor_kernel *K = &kernels[k];
+    if ((err = rf->api->create_launch(rf->record_ctx, K->entry, K->image, (int64_t)K->image_size,
+                                      XLA_FFI_SourceFormat_CUBIN, dims, shared, k == 1, &list, NULL, 0, &cmd)) != NULL)
         return err;
     rf->commands[(*rf->num_commands)++] = cmd;
     return NULL;
 }
 
-/* Registers bench_ffi_floor_add_record on CUDA (execute ffi_floor_add, record ffi_floor_record) through XLA's API
- * table; NULL on success, else why not. After jax.ffi.register_ffi_target of ffi_floor_add (which gives the table)
- * and before the programs that name the target compile. */
-FLOOR_API const char *ffi_floor_record_register(void)
+static XLA_FFI_Error *ffi_floor_record(XLA_FFI_CallFrame *f)
 {
-    static const char name[] = "bench_ffi_floor_add_record";
+    return record_with(f, 0);
+}
+
+static XLA_FFI_Error *ffi_floor_record_pdl(XLA_FFI_CallFrame *f)
+{
+    return record_with(f, 1);
+}
+
+/* Registers bench_ffi_floor_add_record on CUDA (execute ffi_floor_add, record ffi_floor_record), or with pdl
+ * bench_ffi_floor_add_record_pdl (the PDL image: ffi_floor_load_pdl first), through XLA's API table; NULL on
+ * success, else why not. After jax.ffi.register_ffi_target of ffi_floor_add (which gives the table) and before the
+ * programs that name the target compile. */
+FLOOR_API const char *ffi_floor_record_register(int pdl)
+{
+    const char *name = pdl ? "bench_ffi_floor_add_record_pdl" : "bench_ffi_floor_add_record";
     const XLA_FFI_Api *api = atomic_load(&table);
     if (!api)
         return "no API table yet: register ffi_floor_add with jax.ffi.register_ffi_target on CUDA first (its "
@@ -226,11 +282,14 @@ FLOOR_API const char *ffi_floor_record_register(void)
     }
     if (!API_HAS(api, XLA_FFI_Handler_Register) || !API_HAS(api, XLA_FFI_InvokeContext_FindExtension))
         return "this XLA's API table lacks XLA_FFI_Handler_Register or XLA_FFI_InvokeContext_FindExtension";
+    if (pdl && !kernels[1].fn)
+        return "no PDL image loaded: call ffi_floor_load_pdl first";
     XLA_FFI_Handler_Register_Args a = {
         .struct_size = XLA_FFI_Handler_Register_Args_STRUCT_SIZE,
-        .name = {name, sizeof name - 1},
+        .name = {name, strlen(name)},
         .platform = {"CUDA", 4},
-        .bundle = {.execute = ffi_floor_add, .record = ffi_floor_record},
+        .bundle = {.execute = pdl ? ffi_floor_add_pdl : ffi_floor_add,
+                   .record = pdl ? ffi_floor_record_pdl : ffi_floor_record},
         .traits = XLA_FFI_HANDLER_TRAITS_COMMAND_BUFFER_COMPATIBLE,
     };
     XLA_FFI_Error *e = api->XLA_FFI_Handler_Register(&a);
@@ -248,8 +307,9 @@ FLOOR_API const char *ffi_floor_record_register(void)
 
 #else /* a header without the RECORD stage: the register function refuses */
 
-FLOOR_API const char *ffi_floor_record_register(void)
+FLOOR_API const char *ffi_floor_record_register(int pdl)
 {
+    (void)pdl;
     snprintf(refusal, sizeof refusal, "ffi_floor.c was built against XLA FFI API %d.%d headers, which have no RECORD "
              "stage with its record extension (build against jaxlib 0.11.2's or newer: scripts/xla-ffi-headers.sh)",
              XLA_FFI_API_MAJOR, XLA_FFI_API_MINOR);

@@ -97,23 +97,27 @@ def test_bench_floor_record_register_needs_the_table_first():
     import ctypes
     lib = ctypes.CDLL(str(_floor_module()))
     fn = lib.ffi_floor_record_register
-    fn.restype, fn.argtypes = ctypes.c_char_p, []
-    why = fn()
-    assert why is not None
-    why = why.decode()
-    assert why.startswith("no API table yet") or "no RECORD stage" in why, why
+    fn.restype, fn.argtypes = ctypes.c_char_p, [ctypes.c_int]
+    for pdl in (0, 1):
+        why = fn(pdl)
+        assert why is not None
+        why = why.decode()
+        assert why.startswith("no API table yet") or "no RECORD stage" in why, why
+    # the PDL image goes with the add's count and launch: after the first image only
+    assert lib.ffi_floor_load_pdl(str(SRC / "no-such.cubin").encode(), b"add_out_kernel") == -3
     assert lib.ffi_floor_load(str(SRC / "no-such.cubin").encode(), b"add_out_kernel", 1024, 4, 0) == -1
 
 
 def test_bench_floor_record_chain_matches(gpu):
-    """On the GPU: bench_xla's floor and floor+record paths (the least an FFI handler and the least a record
-    handler can do) give the chain's right results, also on inputs that move between executions (for
+    """On the GPU: bench_xla's floor, floor+record and floor+record+pdl paths (the least an FFI handler and the
+    least a record handler can do, the latter also for the add made for PDL) give the chain's right results, also on inputs that move between executions (for
     floor+record: XLA's kernel nodes updated by update_launch). floor+record needs the RECORD stage: where this
     jaxlib or the module's header lacks it, the path says why and the test skips."""
     import json
     _floor_module()
     from conftest import BUILD
-    env = dict(os.environ, BENCH_XLA_PATHS="floor,floor+record,xla", BENCH_XLA_CHAIN="16", BENCH_XLA_RUNS="2",
+    env = dict(os.environ, BENCH_XLA_PATHS="floor,floor+record,floor+record+pdl,xla", BENCH_XLA_CHAIN="16",
+               BENCH_XLA_RUNS="2",
                XLA_PYTHON_CLIENT_PREALLOCATE="false", TRD_BUILDDIR=str(BUILD))
     r = subprocess.run([sys.executable, str(SRC / "bench" / "bench_xla.py"), "--child"], env=env,
                        capture_output=True, text=True, timeout=600)
@@ -122,6 +126,6 @@ def test_bench_floor_record_chain_matches(gpu):
     assert "floor" not in res["errors"], res["errors"]
     if "no RECORD stage" in res["errors"].get("floor+record", ""):
         pytest.skip(f"floor+record: {res['errors']['floor+record']}")
-    assert "floor+record" not in res["errors"], res["errors"]
-    for path in ("floor", "floor+record", "xla"):
+    assert "floor+record" not in res["errors"] and "floor+record+pdl" not in res["errors"], res["errors"]
+    for path in ("floor", "floor+record", "floor+record+pdl", "xla"):
         assert res["max_abs_err"][path] < 1e-4, res["max_abs_err"]
