@@ -1581,6 +1581,65 @@ START_TEST(record_update_moves_only_the_buffers)
 }
 END_TEST
 
+/* One call recorded on two devices (XLA's ordinals 0 and 1, one state): each device's node gets its own frame's
+ * addresses on every update. The first ordinal recorded has its plan in the call's hot line, the second finds its
+ * own by ordinal; an update of either after the other's records still gets its own frame's. */
+START_TEST(record_each_device_its_node)
+{
+    static struct call_spec s;
+    static const uint32_t programs[] = {1};
+    static const int64_t kinds[] = {0, 0, 1, 2}, index[] = {0, 1, 0, 0};
+    static float data[2][2][3][64]; /* device, frame, buffer (x, y, out), elements */
+    int stream_token;
+    struct fx_attrs at;
+    struct add_bufs b;
+    memset(&fx_rec, 0, sizeof fx_rec);
+    spec_init(&s, 1, cuda_add_bundle, programs, kinds, index, 4, NULL, NULL);
+    struct fx_exec x = {.platform = PLATFORM_CUDA, .ctx = {.stream = &stream_token}};
+    add_call(&s, &x, &b, &at, 64);
+    FX_OK(fx_instantiate(&x, &at));
+    struct fx_exec dev[2] = {x, x};
+    dev[1].ctx.ordinal = 1;
+    struct fx_buf bufs[2][2][3];
+    struct rec_frame fr[2][2];
+    void *ptr[2][2][16] = {{{0}}};
+    for (int d = 0; d < 2; d++)
+        for (int i = 0; i < 2; i++) {
+            for (int k = 0; k < 3; k++) {
+                tu_fill_f32(data[d][i][k], 64, (unsigned)(10 * d + 3 * i + k + 1));
+                fx_buffer(&bufs[d][i][k], XLA_FFI_DataType_F32, data[d][i][k], 64);
+            }
+            fr[d][i] = (struct rec_frame){{&bufs[d][i][0].b, &bufs[d][i][1].b}, {&bufs[d][i][2].b}};
+            ptr[d][i][0] = data[d][i][0];
+            ptr[d][i][1] = data[d][i][1];
+            ptr[d][i][2] = data[d][i][2];
+        }
+    struct rec_expect e = {0};
+    expect_ptr(&e);
+    expect_ptr(&e);
+    expect_ptr(&e);
+    expect_value(&e, &b.n, 4);
+    expect_ptr(&e); /* null scratch pointers */
+    expect_ptr(&e);
+    TU_OK(trd_log_set_level(TRD_LOG_DEBUG));
+    record_moves(&dev[0], &at, &e, &fr[0][0], ptr[0][0], &fr[0][1], ptr[0][1], NULL, NULL);
+    record_moves(&dev[1], &at, &e, &fr[1][0], ptr[1][0], &fr[1][1], ptr[1][1], NULL, NULL);
+    for (int d = 0; d < 2; d++) {
+        frame_use(&dev[d], &fr[d][1]);
+        FX_OK(fx_record(&dev[d], &at, XLA_FFI_RecordAction_Update, XLA_FFI_Extension_Record_MinorVersion));
+        args_are(&e, ptr[d][1]);
+    }
+    ck_assert_uint_eq(fx_rec.captures, 0);
+    /* every update through a plan (the hot line's or the ordinal's): the log names the ordinal only there */
+    ck_assert_msg(log_count("record: kernel on XLA's device 0: kernel node updated") == 3 &&
+                      log_count("record: kernel on XLA's device 1: kernel node updated") == 3 &&
+                      log_count("kernel node updated") == 6,
+                  "three updates a device, each through a plan:\n%s", log_text);
+    fx_release(&x);
+    add_free(&b);
+}
+END_TEST
+
 /* One thread's executions of a call recorded by several at once: the same state, its own record frame and
  * buffers (two frames, a and b). */
 struct rec_thread {
@@ -1689,6 +1748,7 @@ static Suite *suite(void)
     tcase_add_test(t, record_falls_back_to_capture);
     tcase_add_test(t, record_update_moves_only_the_buffers);
     tcase_add_test(t, record_on_threads_at_once);
+    tcase_add_test(t, record_each_device_its_node);
 #endif
     suite_add_tcase(s, t);
     return s;
@@ -1698,7 +1758,7 @@ int main(void)
 {
     /* the runtime the handlers share reads this when it starts: the driver double named "cuda" */
     const char *cuda;
-    tdd_facts(tdd_open("td_cuda", &cuda), "cuda", "cuda", "sm90", 1, NULL)->capture = 1;
+    tdd_facts(tdd_open("td_cuda", &cuda), "cuda", "cuda", "sm90", 2, NULL)->capture = 1; /* two: XLA's ordinals 0, 1 */
     setenv("TRIDENT_DRIVER_PATH", cuda, 1);
     if (!mkdtemp(tmp_root)) {
         perror("test_xla: mkdtemp");

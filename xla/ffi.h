@@ -152,6 +152,17 @@ struct xla_stream_wrap {
 /* record.c: what updating the slot's kernel node needs (one block, immutable once published). */
 struct xla_record_plan;
 
+/* record.c: a record plan small enough to sit in the call's first cache line, for the first ordinal recorded. An
+ * update comes after a whole execution, when the call's memory is cold: with it, an update reads one line of the
+ * call and nothing else of trident's. */
+#define XLA_HOT_WORDS 14
+struct xla_hot_plan {
+    _Alignas(64) _Atomic int32_t ordinal; /* XLA's device ordinal it serves: -1 none yet, -2 being written */
+    uint16_t nargs, nvalues;
+    uint32_t words[XLA_HOT_WORDS]; /* the plan's arguments, then its values (8-byte aligned): record.c */
+};
+_Static_assert(sizeof(struct xla_hot_plan) == 64, "one cache line");
+
 /* The call on one device. */
 struct xla_slot {
     trd_device_t *dev;
@@ -169,6 +180,7 @@ struct xla_slot {
 struct xla_tune;
 
 struct xla_call {
+    struct xla_hot_plan hot;         /* first: the line an update reads (the call is allocated 64-byte aligned) */
     int platform;
     trd_runtime_t *rt;
     const char *name;

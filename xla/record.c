@@ -58,19 +58,18 @@ static const char *record_blocker(const struct xla_call *c, const struct xla_slo
     return NULL;
 }
 
-/* One argument of the node, 8 bytes: a value the plan keeps, a null pointer, or the device pointer of the frame's
- * operand or result `index`. */
+/* One argument of the node, 4 bytes: its kind (PLAN_*) in bits 0-1; for a value its size less one in bits 2-4 and
+ * its index in the plan's values from bit 5; for an operand or result, the frame's index from bit 5. */
 enum { PLAN_VALUE, PLAN_NULL, PLAN_OPERAND, PLAN_RESULT };
-struct plan_arg {
-    uint8_t kind;    /* PLAN_* */
-    uint8_t size;    /* a value's bytes, 1 .. 8 */
-    uint16_t value;  /* a value's index in the plan's values */
-    uint32_t index;  /* an operand's or result's */
-};
-_Static_assert(XLA_MAX_PARAMS + 2 <= UINT16_MAX, "a plan_arg's value index holds every argument's");
-_Static_assert(sizeof(struct plan_arg) == 8, "values follow the arguments 8-byte aligned");
+#define PLAN_INDEX_MAX ((1u << 27) - 1)
+_Static_assert(XLA_MAX_PARAMS + 2 <= PLAN_INDEX_MAX, "a plan argument's value index holds every argument's");
 
-/* The launch's argument k (record_args' list) as a plan_arg: a parameter taken from an operand or result, or
+static uint32_t plan_arg(int kind, uint32_t size, uint32_t index)
+{
+    return (uint32_t)kind | (size ? size - 1 : 0) << 2 | index << 5;
+}
+
+/* The kind of the launch's argument k (record_args' list): a parameter taken from an operand or result, or
  * Triton's scratch pointer k - nparams from a scratch result; a null pointer; or (PLAN_VALUE) a value (a scalar or
  * a tensor map). */
 static int plan_kind(const struct xla_call *c, const struct xla_slot *s, uint32_t k)
@@ -125,28 +124,30 @@ static trd_status_t record_args(XLA_FFI_CallFrame *f, const struct xla_call *c, 
     return TRD_OK;
 }
 
-/* The slot's first kernel node, as an update needs it: the argument list create_launch got, as 8 bytes an
- * argument, then its values (scalars) copied. An update comes after a whole execution, when every line of the
- * call's state is cold: it reads this block (an add's arguments and value in one cache line) and the frame's
- * buffers, nothing else of the call. */
+/* The slot's first kernel node, as an update needs it: the argument list create_launch got, as 4 bytes an
+ * argument, then its values (scalars) copied, 8 bytes each. An update comes after a whole execution, when every
+ * line of the call's state is cold: it reads this block (an add's arguments and value: 40 bytes) and the frame's
+ * buffers, nothing else of the call; and where the block fits the call's hot line (struct xla_hot_plan) and the
+ * ordinal is the first recorded, only that line. */
 struct xla_record_plan {
-    uint32_t nargs, nvalues;
-    struct plan_arg args[]; /* nargs; then uint64_t values[nvalues] */
+    uint16_t nargs, nvalues;
+    uint32_t words[]; /* nargs arguments (plan_arg), then nvalues values from an even word */
 };
 
-static const uint64_t *plan_values(const struct xla_record_plan *p)
+/* Words of a plan of n arguments and v values. */
+static size_t plan_words(uint32_t n, uint32_t v)
 {
-    return (const uint64_t *)(p->args + p->nargs); /* 8-byte aligned: 8 bytes a plan_arg */
+    return (n + 1u) / 2u * 2u + 2u * (size_t)v;
 }
 
 /* The plan of the list create_launch got (l): its values copied, each device pointer's buffer named by the call's
  * parameters (operand or result, index) or scratch results. NULL for a call of tensor maps (an update encodes
- * them again from the new addresses: record_args), a value wider than 8 bytes (none is today) or out of memory
- * (the update takes record_args too). */
+ * them again from the new addresses: record_args), a value wider than 8 bytes (none is today), an index past
+ * PLAN_INDEX_MAX or out of memory (the update takes record_args too). */
 static struct xla_record_plan *plan_make(const struct xla_call *c, const struct xla_slot *s,
                                          const XLA_FFI_KernelArgs *l)
 {
-    if (c->ntma)
+    if (c->ntma || l->num_args < 0 || l->num_args > UINT16_MAX)
         return NULL;
     uint32_t n = (uint32_t)l->num_args, nvalues = 0;
     for (uint32_t k = 0; k < n; k++) {
@@ -156,33 +157,38 @@ static struct xla_record_plan *plan_make(const struct xla_call *c, const struct 
         nvalues += plan_kind(c, s, k) == PLAN_VALUE;
     }
     /* whole cache lines: an update reads the block cold, and no line of it is shared */
-    size_t bytes = sizeof(struct xla_record_plan) + n * sizeof(struct plan_arg) + nvalues * sizeof(uint64_t);
+    size_t bytes = sizeof(struct xla_record_plan) + plan_words(n, nvalues) * sizeof(uint32_t);
     struct xla_record_plan *p = aligned_alloc(64, (bytes + 63) / 64 * 64);
     if (!p)
         return NULL;
-    *p = (struct xla_record_plan){n, nvalues};
-    uint64_t *values = (uint64_t *)plan_values(p);
+    memset(p, 0, bytes);
+    p->nargs = (uint16_t)n;
+    p->nvalues = (uint16_t)nvalues;
+    unsigned char *values = (unsigned char *)(p->words + plan_words(n, 0));
     nvalues = 0;
     for (uint32_t k = 0; k < n; k++) {
         int kind = plan_kind(c, s, k);
-        struct plan_arg a = {(uint8_t)kind, 0, 0, 0};
+        uint32_t size = 0, index = 0;
         if (kind == PLAN_VALUE) {
-            a.size = (uint8_t)l->args[k].size;
-            a.value = (uint16_t)nvalues;
-            values[nvalues] = 0;
-            memcpy(&values[nvalues++], l->args[k].arg_address, a.size);
+            size = (uint32_t)l->args[k].size;
+            memcpy(values + 8 * nvalues, l->args[k].arg_address, size);
+            index = nvalues++;
         } else if (kind != PLAN_NULL) {
-            a.index = (uint32_t)(k < c->nparams ? c->params[k].index
-                                               : xla_run_scratch_result(c, &s->run, (int)(k - c->nparams)));
+            int64_t i = k < c->nparams ? c->params[k].index : xla_run_scratch_result(c, &s->run, (int)(k - c->nparams));
+            if (i < 0 || i > PLAN_INDEX_MAX) {
+                free(p);
+                return NULL;
+            }
+            index = (uint32_t)i;
         }
-        p->args[k] = a;
+        p->words[k] = plan_arg(kind, size, index);
     }
     return p;
 }
 
 /* The slot's plan: made with its first kernel node; a later creation (XLA making its command buffer again, on
  * this or another thread) finds the same contents and keeps the first. The ordinal's entry in the call gets it
- * too (the slot keeps owning it). */
+ * too (the slot keeps owning it), and the call's hot line a copy where it fits and no other ordinal has it. */
 static void plan_publish(struct xla_call *c, struct xla_slot *s, int32_t ordinal, const XLA_FFI_KernelArgs *l)
 {
     struct xla_record_plan *none = NULL, *mine;
@@ -190,30 +196,41 @@ static void plan_publish(struct xla_call *c, struct xla_slot *s, int32_t ordinal
         !atomic_compare_exchange_strong_explicit(&s->plan, &none, mine, memory_order_release, memory_order_relaxed))
         free(mine);
     const struct xla_record_plan *p = atomic_load_explicit(&s->plan, memory_order_acquire);
-    if (p)
-        atomic_store_explicit(&c->plan_by_ordinal[ordinal], p, memory_order_release);
+    if (!p)
+        return;
+    atomic_store_explicit(&c->plan_by_ordinal[ordinal], p, memory_order_release);
+    size_t words = plan_words(p->nargs, p->nvalues);
+    int32_t free_line = -1;
+    if (words <= XLA_HOT_WORDS && atomic_compare_exchange_strong_explicit(&c->hot.ordinal, &free_line, -2,
+                                                                           memory_order_acquire, memory_order_relaxed)) {
+        c->hot.nargs = p->nargs;
+        c->hot.nvalues = p->nvalues;
+        memcpy(c->hot.words, p->words, words * sizeof(uint32_t));
+        atomic_store_explicit(&c->hot.ordinal, ordinal, memory_order_release); /* the line, then whom it serves */
+    }
 }
 
-/* The update's list: the plan's, with the frame's addresses. */
-static void plan_fill(const struct xla_record_plan *p, XLA_FFI_CallFrame *f, struct record_args *ra)
+/* The update's list: the plan's (nargs arguments in words, values after them), with the frame's addresses. */
+static void plan_fill(uint32_t nargs, const uint32_t *words, XLA_FFI_CallFrame *f, struct record_args *ra)
 {
-    const uint64_t *values = plan_values(p);
-    for (uint32_t k = 0; k < p->nargs; k++) {
-        const struct plan_arg *a = &p->args[k];
-        switch (a->kind) {
+    const unsigned char *values = (const unsigned char *)(words + plan_words(nargs, 0));
+    for (uint32_t k = 0; k < nargs; k++) {
+        uint32_t a = words[k], index = a >> 5;
+        switch (a & 3) {
         case PLAN_VALUE:
-            ra->args[k] = (XLA_FFI_KernelArg){&values[a->value], a->size, XLA_FFI_KernelArgType_HostValue};
+            ra->args[k] = (XLA_FFI_KernelArg){(void *)(values + 8 * index), ((a >> 2) & 7) + 1,
+                                              XLA_FFI_KernelArgType_HostValue};
             break;
         case PLAN_NULL:
             ra->args[k] = (XLA_FFI_KernelArg){NULL, 0, XLA_FFI_KernelArgType_DevicePtr};
             break;
         default: {
-            const XLA_FFI_Buffer *b = a->kind == PLAN_RESULT ? f->rets.rets[a->index] : f->args.args[a->index];
+            const XLA_FFI_Buffer *b = (a & 3) == PLAN_RESULT ? f->rets.rets[index] : f->args.args[index];
             ra->args[k] = (XLA_FFI_KernelArg){b->data, 0, XLA_FFI_KernelArgType_DevicePtr};
         }
         }
     }
-    ra->list = (XLA_FFI_KernelArgs){ra->args, p->nargs};
+    ra->list = (XLA_FFI_KernelArgs){ra->args, nargs};
 }
 
 static XLA_FFI_Error *record(XLA_FFI_CallFrame *f, int platform)
@@ -260,11 +277,16 @@ static XLA_FFI_Error *record(XLA_FFI_CallFrame *f, int platform)
         /* a kernel node this handler made (its slot's plan is published after the first): what blocks one
          * (record_blocker) does not come back once a slot passed it, so only the addresses are read again. An
          * update comes after a whole execution, when each line of the call's state is cold (H200: a miss costs
-         * about 0.1 us): it reads the ordinal's line of the call and the plan, no other fact of the launch (the
-         * log names no more than the ordinal: scripts/record-probe.py counts these lines) */
-        const struct xla_record_plan *p = atomic_load_explicit(&c->plan_by_ordinal[ordinal], memory_order_acquire);
-        if (p) {
-            plan_fill(p, f, &ra);
+         * about 0.1 us): it reads the call's hot line (the first ordinal's plan, where it fits), else the
+         * ordinal's line of the call and the plan; no other fact of the launch (the log names no more than the
+         * ordinal: scripts/record-probe.py counts these lines) */
+        const struct xla_record_plan *p = NULL;
+        int hot = atomic_load_explicit(&c->hot.ordinal, memory_order_acquire) == ordinal;
+        if (hot || (p = atomic_load_explicit(&c->plan_by_ordinal[ordinal], memory_order_acquire)) != NULL) {
+            if (hot)
+                plan_fill(c->hot.nargs, c->hot.words, f, &ra);
+            else
+                plan_fill(p->nargs, p->words, f, &ra);
             xla_log(TRD_LOG_DEBUG, "record: kernel on XLA's device %d: kernel node updated", ordinal);
             return rf->api->update_launch(rf->record_ctx, rf->commands[0], &ra.list);
         }
