@@ -19,7 +19,10 @@ call carrying the attribute trident's does, the kernel's bundle, which its
 handler ignores: what XLA's handling of a call's attributes costs), through
 `floor+record+pdl` (floor+record with the add made for PDL as trident.jax
 makes it, recorded with uses_pdl: the yardstick of trident.jax's update cost,
-as XLA joins such a node with PDL edges), and XLA's own
+as XLA joins such a node with PDL edges), through `floor+record+state`
+(floor+record keeping the add's count in a per-call state of one cache line,
+fetched with XLA_FFI_State_Get on each record: the least a handler that serves
+many kernels, as trident's does, can do), and XLA's own
 add (kept unfused with optimization_barrier); per-call time = chain time /
 256, and the time until the jitted call returned (before its result is
 ready). Then the same runs with inputs that move: each execution gets one of
@@ -91,9 +94,10 @@ RUNS = env_count("BENCH_XLA_RUNS", 50)
 PROCESSES = env_count("BENCH_XLA_PROCESSES", 3)   # per setting
 N = 1024
 ALL_PATHS = ("trident", "trident.jax", "trident.jax-nopdl", "trident.jax+pdl", "jax-triton", "floor", "floor+record",
-             "floor+record+bundle", "floor+record+pdl", "xla")
+             "floor+record+bundle", "floor+record+pdl", "floor+record+state", "xla")
 # --ncu's and --updates' children, one path each
-CHILD_PATHS = ("trident", "floor", "floor+record", "floor+record+bundle", "xla", "trident.jax", "floor+record+pdl")
+CHILD_PATHS = ("trident", "floor", "floor+record", "floor+record+bundle", "xla", "trident.jax", "floor+record+pdl",
+               "floor+record+state")
 PATHS = tuple(os.environ.get("BENCH_XLA_PATHS", ",".join(ALL_PATHS)).split(","))   # a subset, for --ncu's children
 HERE = Path(__file__).resolve().parent
 SRC = HERE.parent
@@ -152,23 +156,28 @@ def build(which: str, sds):
                 x = tj.triton_call(x, y, N, kernel=pdl_kernels.add_out_pdl_kernel, out_shape=sds, grid=(1,),
                                    BLOCK=1024, num_warps=4, launch_pdl=True)
             return x
-    elif which in ("floor", "floor+record", "floor+record+bundle", "floor+record+pdl"):
+    elif which in ("floor", "floor+record", "floor+record+bundle", "floor+record+pdl", "floor+record+state"):
         # the same kernel through the least an FFI handler can do (bench/ffi_floor.c): the yardstick of what XLA
         # does for any custom call; floor+record adds the least a RECORD-stage handler can do (a kernel node of
         # XLA's command buffer, updated in place when the buffers move), the yardstick of trident's record handler;
         # +bundle passes the attribute trident's call carries, the kernel's bundle (which the handler ignores):
         # what XLA's handling of a call's attributes costs; +pdl records the add made for PDL as trident.jax makes
-        # it (floor_pdl_cubin) with uses_pdl, the yardstick of trident.jax's record handler
+        # it (floor_load_pdl) with uses_pdl, the yardstick of trident.jax's record handler; +state keeps the add's
+        # count in a state of one cache line per call (made at INSTANTIATE, fetched with XLA_FFI_State_Get on each
+        # record): the least a record handler that serves many kernels, as trident's, can do
         lib = floor_lib()
         target = "bench_ffi_floor_add"
         if which != "floor":
-            pdl = which == "floor+record+pdl"
-            if pdl:
+            kind = {"floor+record+pdl": 1, "floor+record+state": 2}.get(which, 0)
+            if kind == 1:
                 floor_load_pdl(lib)
-            why = lib.ffi_floor_record_register(int(pdl))
+            if kind == 2:
+                floor_state_type(lib)
+            why = lib.ffi_floor_record_register(kind)
             if why is not None:
                 raise RuntimeError(f"ffi_floor_record_register: {why.decode(errors='replace')}")
-            target = "bench_ffi_floor_add_record_pdl" if pdl else "bench_ffi_floor_add_record"
+            target = ("bench_ffi_floor_add_record", "bench_ffi_floor_add_record_pdl",
+                      "bench_ffi_floor_add_record_state")[kind]
         attrs = {}
         if which == "floor+record+bundle":
             sys.path.insert(0, str(SRC / "python"))
@@ -237,6 +246,24 @@ def floor_load_pdl(lib) -> None:
 
 
 _floor_lib_pdl = []
+
+
+def floor_state_type(lib) -> None:
+    """Registers the floor's state type on CUDA (XLA's registry numbers it), once a process."""
+    if _floor_state:
+        return
+    import ctypes
+    import jax
+    for fn in (lib.ffi_floor_state_type_id, lib.ffi_floor_state_type_info):
+        fn.restype, fn.argtypes = ctypes.c_void_p, []
+    jax.ffi.register_ffi_type("bench_ffi_floor_state",
+                              {"type_id": jax.ffi.pycapsule(ctypes.c_void_p(lib.ffi_floor_state_type_id())),
+                               "type_info": jax.ffi.pycapsule(ctypes.c_void_p(lib.ffi_floor_state_type_info()))},
+                              platform="CUDA")
+    _floor_state.append(True)
+
+
+_floor_state = []
 
 
 def floor_module() -> Path:

@@ -20,6 +20,10 @@
  * ffi_floor_record_register(1) registers bench_ffi_floor_add_record_pdl, whose record handler creates its node with
  * uses_pdl: the floor of a record handler whose kernel XLA joins with PDL edges, the yardstick of trident.jax's.
  *
+ * ffi_floor_record_register(2) registers bench_ffi_floor_add_record_state: the same record handler over a state of
+ * one cache line made at INSTANTIATE (the add's count, read from it), fetched with XLA_FFI_State_Get on each record:
+ * the least a record handler that serves more than one kernel (and so keeps its facts per call) can do.
+ *
  * Not a part of trident: a benchmark's yardstick, built as a module next to bench_xla. */
 #include <cuda.h>
 #include <dlfcn.h>
@@ -47,7 +51,9 @@ FLOOR_API int ffi_floor_load(const char *path, const char *name, int n, int warp
 FLOOR_API int ffi_floor_load_pdl(const char *path, const char *name);
 FLOOR_API XLA_FFI_Error *ffi_floor_add(XLA_FFI_CallFrame *f);
 FLOOR_API XLA_FFI_Error *ffi_floor_add_pdl(XLA_FFI_CallFrame *f);
-FLOOR_API const char *ffi_floor_record_register(int pdl);
+FLOOR_API const char *ffi_floor_record_register(int which);
+FLOOR_API void *ffi_floor_state_type_id(void);
+FLOOR_API void *ffi_floor_state_type_info(void);
 
 static CUresult (*launch)(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, unsigned, CUstream,
                           void **, void **);
@@ -148,8 +154,27 @@ static XLA_FFI_Error *fail(const XLA_FFI_Api *api, const char *msg)
     return api->XLA_FFI_Error_Create(&a);
 }
 
-/* 1 when `f` is XLA's metadata query (at registration): answers it and keeps XLA's API table. */
-static int metadata_query(XLA_FFI_CallFrame *f)
+/* The state type of the record_state target (registered by jax.ffi.register_ffi_type, which numbers it) and its
+ * state: one cache line, the add's count. */
+static XLA_FFI_TypeId state_id;
+static XLA_FFI_TypeInfo state_info = {XLA_FFI_TypeInfo_STRUCT_SIZE, NULL, free};
+struct floor_state {
+    _Alignas(64) int count;
+};
+
+FLOOR_API void *ffi_floor_state_type_id(void)
+{
+    return &state_id;
+}
+
+FLOOR_API void *ffi_floor_state_type_info(void)
+{
+    return &state_info;
+}
+
+/* 1 when `f` is XLA's metadata query (at registration): answers it (with the state type where `with_state`) and
+ * keeps XLA's API table. */
+static int metadata_query_of(XLA_FFI_CallFrame *f, int with_state)
 {
     for (floor_ext *e = f->extension_start; e; e = e->next) {
         if (e->type == XLA_FFI_Extension_Metadata) {
@@ -158,11 +183,18 @@ static int metadata_query(XLA_FFI_CallFrame *f)
             m->api_version = (XLA_FFI_Api_Version){XLA_FFI_Api_Version_STRUCT_SIZE, NULL, XLA_FFI_API_MAJOR,
                                                    minor < XLA_FFI_API_MINOR ? minor : XLA_FFI_API_MINOR};
             m->traits = XLA_FFI_HANDLER_TRAITS_COMMAND_BUFFER_COMPATIBLE;
+            if (with_state && m->struct_size >= offsetof(XLA_FFI_Metadata, state_type_id) + sizeof(XLA_FFI_TypeId))
+                m->state_type_id = state_id;
             atomic_store(&table, f->api);
             return 1;
         }
     }
     return 0;
+}
+
+static int metadata_query(XLA_FFI_CallFrame *f)
+{
+    return metadata_query_of(f, 0);
 }
 
 /* out = x + y over `count` elements with kernels[k]: (x, y) -> out; the kernel takes (x, y, n, out) and two scratch
@@ -216,10 +248,21 @@ static char refusal[512];
  * or gets the buffers' new addresses (Update). The argument list as xla/record.c's record_args builds it: buffers
  * and the two null scratch pointers as device pointers, n by value (XLA copies a host value into an allocation of
  * its own at each create and update). */
-static inline XLA_FFI_Error *record_with(XLA_FFI_CallFrame *f, int k)
+static inline XLA_FFI_Error *record_with(XLA_FFI_CallFrame *f, int k, int with_state)
 {
-    if (metadata_query(f))
+    if (metadata_query_of(f, with_state))
         return NULL;
+    const int *n = &count;
+    if (with_state) { /* the call's facts from its state, as a handler serving many kernels keeps them */
+        XLA_FFI_State_Get_Args ga = {XLA_FFI_State_Get_Args_STRUCT_SIZE, NULL, f->ctx,
+                                     XLA_FFI_ExecutionStage_INSTANTIATE, &state_id, NULL};
+        XLA_FFI_Error *e = f->api->XLA_FFI_State_Get(&ga);
+        if (e)
+            return e;
+        if (!ga.state)
+            return fail(f->api, "ffi_floor_record: no state (INSTANTIATE did not run)");
+        n = &((const struct floor_state *)ga.state)->count;
+    }
     XLA_FFI_InvokeContext_FindExtension_Args fa = {XLA_FFI_InvokeContext_FindExtension_Args_STRUCT_SIZE, NULL,
                                                    f->ctx, XLA_FFI_Extension_Record, NULL};
     XLA_FFI_Error *err = f->api->XLA_FFI_InvokeContext_FindExtension(&fa);
@@ -234,7 +277,7 @@ static inline XLA_FFI_Error *record_with(XLA_FFI_CallFrame *f, int k)
     const XLA_FFI_KernelArg args[6] = {
         {((XLA_FFI_Buffer *)f->args.args[0])->data, 0, XLA_FFI_KernelArgType_DevicePtr},
         {((XLA_FFI_Buffer *)f->args.args[1])->data, 0, XLA_FFI_KernelArgType_DevicePtr},
-        {&count, sizeof count, XLA_FFI_KernelArgType_HostValue},
+        {(void *)n, sizeof *n, XLA_FFI_KernelArgType_HostValue},
         {((XLA_FFI_Buffer *)f->rets.rets[0])->data, 0, XLA_FFI_KernelArgType_DevicePtr},
         {NULL, 0, XLA_FFI_KernelArgType_DevicePtr},
         {NULL, 0, XLA_FFI_KernelArgType_DevicePtr},
@@ -256,21 +299,49 @@ static inline XLA_FFI_Error *record_with(XLA_FFI_CallFrame *f, int k)
 
 static XLA_FFI_Error *ffi_floor_record(XLA_FFI_CallFrame *f)
 {
-    return record_with(f, 0);
+    return record_with(f, 0, 0);
 }
 
 static XLA_FFI_Error *ffi_floor_record_pdl(XLA_FFI_CallFrame *f)
 {
-    return record_with(f, 1);
+    return record_with(f, 1, 0);
 }
 
-/* Registers bench_ffi_floor_add_record on CUDA (execute ffi_floor_add, record ffi_floor_record), or with pdl
- * bench_ffi_floor_add_record_pdl (the PDL image: ffi_floor_load_pdl first), through XLA's API table; NULL on
- * success, else why not. After jax.ffi.register_ffi_target of ffi_floor_add (which gives the table) and before the
- * programs that name the target compile. */
-FLOOR_API const char *ffi_floor_record_register(int pdl)
+static XLA_FFI_Error *ffi_floor_record_state(XLA_FFI_CallFrame *f)
 {
-    const char *name = pdl ? "bench_ffi_floor_add_record_pdl" : "bench_ffi_floor_add_record";
+    return record_with(f, 0, 1);
+}
+
+/* INSTANTIATE of the record_state target: the call's state (the add's count). */
+static XLA_FFI_Error *ffi_floor_instantiate(XLA_FFI_CallFrame *f)
+{
+    if (metadata_query_of(f, 1))
+        return NULL;
+    struct floor_state *st = aligned_alloc(64, sizeof *st);
+    if (!st)
+        return fail(f->api, "ffi_floor_instantiate: out of memory");
+    st->count = count;
+    XLA_FFI_State_Set_Args sa = {XLA_FFI_State_Set_Args_STRUCT_SIZE, NULL, f->ctx, XLA_FFI_ExecutionStage_INSTANTIATE,
+                                 &state_id, st};
+    XLA_FFI_Error *e = f->api->XLA_FFI_State_Set(&sa);
+    if (e)
+        free(st);
+    return e;
+}
+
+/* Registers, through XLA's API table, on CUDA: which 0, bench_ffi_floor_add_record (execute ffi_floor_add, record
+ * ffi_floor_record); 1, bench_ffi_floor_add_record_pdl (the PDL image: ffi_floor_load_pdl first); 2,
+ * bench_ffi_floor_add_record_state (a state per call: its type registered with jax.ffi.register_ffi_type first).
+ * NULL on success, else why not. After jax.ffi.register_ffi_target of ffi_floor_add (which gives the table) and
+ * before the programs that name the target compile. */
+FLOOR_API const char *ffi_floor_record_register(int which)
+{
+    static const char *const names[] = {"bench_ffi_floor_add_record", "bench_ffi_floor_add_record_pdl",
+                                        "bench_ffi_floor_add_record_state"};
+    if (which < 0 || which > 2)
+        return "which: 0 (record), 1 (record_pdl) or 2 (record_state)";
+    const char *name = names[which];
+    int pdl = which == 1;
     const XLA_FFI_Api *api = atomic_load(&table);
     if (!api)
         return "no API table yet: register ffi_floor_add with jax.ffi.register_ffi_target on CUDA first (its "
@@ -284,12 +355,15 @@ FLOOR_API const char *ffi_floor_record_register(int pdl)
         return "this XLA's API table lacks XLA_FFI_Handler_Register or XLA_FFI_InvokeContext_FindExtension";
     if (pdl && !kernels[1].fn)
         return "no PDL image loaded: call ffi_floor_load_pdl first";
+    if (which == 2 && !state_id.type_id)
+        return "the state type is not registered: jax.ffi.register_ffi_type with ffi_floor_state_type_id first";
     XLA_FFI_Handler_Register_Args a = {
         .struct_size = XLA_FFI_Handler_Register_Args_STRUCT_SIZE,
         .name = {name, strlen(name)},
         .platform = {"CUDA", 4},
-        .bundle = {.execute = pdl ? ffi_floor_add_pdl : ffi_floor_add,
-                   .record = pdl ? ffi_floor_record_pdl : ffi_floor_record},
+        .bundle = {.instantiate = which == 2 ? ffi_floor_instantiate : NULL,
+                   .execute = pdl ? ffi_floor_add_pdl : ffi_floor_add,
+                   .record = which == 2 ? ffi_floor_record_state : pdl ? ffi_floor_record_pdl : ffi_floor_record},
         .traits = XLA_FFI_HANDLER_TRAITS_COMMAND_BUFFER_COMPATIBLE,
     };
     XLA_FFI_Error *e = api->XLA_FFI_Handler_Register(&a);
@@ -307,9 +381,9 @@ FLOOR_API const char *ffi_floor_record_register(int pdl)
 
 #else /* a header without the RECORD stage: the register function refuses */
 
-FLOOR_API const char *ffi_floor_record_register(int pdl)
+FLOOR_API const char *ffi_floor_record_register(int which)
 {
-    (void)pdl;
+    (void)which;
     snprintf(refusal, sizeof refusal, "ffi_floor.c was built against XLA FFI API %d.%d headers, which have no RECORD "
              "stage with its record extension (build against jaxlib 0.11.2's or newer: scripts/xla-ffi-headers.sh)",
              XLA_FFI_API_MAJOR, XLA_FFI_API_MINOR);

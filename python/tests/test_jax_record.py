@@ -98,8 +98,8 @@ def test_bench_floor_record_register_needs_the_table_first():
     lib = ctypes.CDLL(str(_floor_module()))
     fn = lib.ffi_floor_record_register
     fn.restype, fn.argtypes = ctypes.c_char_p, [ctypes.c_int]
-    for pdl in (0, 1):
-        why = fn(pdl)
+    for which in (0, 1, 2):
+        why = fn(which)
         assert why is not None
         why = why.decode()
         assert why.startswith("no API table yet") or "no RECORD stage" in why, why
@@ -109,14 +109,15 @@ def test_bench_floor_record_register_needs_the_table_first():
 
 
 def test_bench_floor_record_chain_matches(gpu):
-    """On the GPU: bench_xla's floor, floor+record and floor+record+pdl paths (the least an FFI handler and the
-    least a record handler can do, the latter also for the add made for PDL) give the chain's right results, also on inputs that move between executions (for
+    """On the GPU: bench_xla's floor, floor+record, floor+record+pdl and floor+record+state paths (the least an FFI
+    handler and the least a record handler can do, the latter also for the add made for PDL and with a state per
+    call) give the chain's right results, also on inputs that move between executions (for
     floor+record: XLA's kernel nodes updated by update_launch). floor+record needs the RECORD stage: where this
     jaxlib or the module's header lacks it, the path says why and the test skips."""
     import json
     _floor_module()
     from conftest import BUILD
-    env = dict(os.environ, BENCH_XLA_PATHS="floor,floor+record,floor+record+pdl,xla", BENCH_XLA_CHAIN="16",
+    env = dict(os.environ, BENCH_XLA_PATHS="floor,floor+record,floor+record+pdl,floor+record+state,xla", BENCH_XLA_CHAIN="16",
                BENCH_XLA_RUNS="2",
                XLA_PYTHON_CLIENT_PREALLOCATE="false", TRD_BUILDDIR=str(BUILD))
     r = subprocess.run([sys.executable, str(SRC / "bench" / "bench_xla.py"), "--child"], env=env,
@@ -126,6 +127,7 @@ def test_bench_floor_record_chain_matches(gpu):
     assert "floor" not in res["errors"], res["errors"]
     if "no RECORD stage" in res["errors"].get("floor+record", ""):
         pytest.skip(f"floor+record: {res['errors']['floor+record']}")
-    assert "floor+record" not in res["errors"] and "floor+record+pdl" not in res["errors"], res["errors"]
-    for path in ("floor", "floor+record", "floor+record+pdl", "xla"):
+    for path in ("floor+record", "floor+record+pdl", "floor+record+state"):
+        assert path not in res["errors"], res["errors"]
+    for path in ("floor", "floor+record", "floor+record+pdl", "floor+record+state", "xla"):
         assert res["max_abs_err"][path] < 1e-4, res["max_abs_err"]
