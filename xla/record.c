@@ -210,87 +210,56 @@ static void plan_publish(struct xla_call *c, struct xla_slot *s, int32_t ordinal
     }
 }
 
-/* The update's list: the plan's (nargs arguments in words, values after them), with the frame's addresses. */
-static void plan_fill(uint32_t nargs, const uint32_t *words, XLA_FFI_CallFrame *f, struct record_args *ra)
+/* The update's list: the plan's (nargs arguments in words, values after them) in args[nargs], with the frame's
+ * addresses. */
+static XLA_FFI_KernelArgs plan_fill(uint32_t nargs, const uint32_t *words, XLA_FFI_CallFrame *f,
+                                    XLA_FFI_KernelArg *args)
 {
     const unsigned char *values = (const unsigned char *)(words + plan_words(nargs, 0));
     for (uint32_t k = 0; k < nargs; k++) {
         uint32_t a = words[k], index = a >> 5;
         switch (a & 3) {
         case PLAN_VALUE:
-            ra->args[k] = (XLA_FFI_KernelArg){(void *)(values + 8 * index), ((a >> 2) & 7) + 1,
-                                              XLA_FFI_KernelArgType_HostValue};
+            args[k] = (XLA_FFI_KernelArg){(void *)(values + 8 * index), ((a >> 2) & 7) + 1,
+                                          XLA_FFI_KernelArgType_HostValue};
             break;
         case PLAN_NULL:
-            ra->args[k] = (XLA_FFI_KernelArg){NULL, 0, XLA_FFI_KernelArgType_DevicePtr};
+            args[k] = (XLA_FFI_KernelArg){NULL, 0, XLA_FFI_KernelArgType_DevicePtr};
             break;
         default: {
             const XLA_FFI_Buffer *b = (a & 3) == PLAN_RESULT ? f->rets.rets[index] : f->args.args[index];
-            ra->args[k] = (XLA_FFI_KernelArg){b->data, 0, XLA_FFI_KernelArgType_DevicePtr};
+            args[k] = (XLA_FFI_KernelArg){b->data, 0, XLA_FFI_KernelArgType_DevicePtr};
         }
         }
     }
-    ra->list = (XLA_FFI_KernelArgs){ra->args, nargs};
+    return (XLA_FFI_KernelArgs){args, nargs};
 }
 
-static XLA_FFI_Error *record(XLA_FFI_CallFrame *f, int platform)
+/* Updates the frame's kernel node from a plan, args[] holding its nargs. The log names no more than the ordinal
+ * (scripts/record-probe.py counts these lines). */
+static XLA_FFI_Error *plan_update(XLA_FFI_CallFrame *f, const XLA_FFI_RecordFrame *rf, uint32_t nargs,
+                                  const uint32_t *words, XLA_FFI_KernelArg *args, int32_t ordinal)
 {
-    XLA_FFI_Error *e;
-    if (xla_metadata_query(f, platform, 0, &e))
-        return e;
+    XLA_FFI_KernelArgs list = plan_fill(nargs, words, f, args);
+    xla_log(TRD_LOG_DEBUG, "record: kernel on XLA's device %d: kernel node updated", ordinal);
+    return rf->api->update_launch(rf->record_ctx, rf->commands[0], &list);
+}
+
+/* The update from a plan too long for the hot line: a frame of its own for its list. */
+static __attribute__((noinline)) XLA_FFI_Error *plan_update_long(XLA_FFI_CallFrame *f, const XLA_FFI_RecordFrame *rf,
+                                                                 const struct xla_record_plan *p, int32_t ordinal)
+{
+    XLA_FFI_KernelArg args[XLA_MAX_PARAMS + 2];
+    return plan_update(f, rf, p->nargs, p->words, args, ordinal);
+}
+
+/* What an update without a plan and a creation do (record() keeps to the plans: an update's work). */
+static __attribute__((noinline)) XLA_FFI_Error *record_slow(XLA_FFI_CallFrame *f, const XLA_FFI_RecordFrame *rf,
+                                                            struct xla_call *c, int32_t ordinal, int known, int update)
+{
     const XLA_FFI_Api *api = f->api;
-    if (!XLA_API_HAS(api, XLA_FFI_InvokeContext_FindExtension))
-        return xla_error(api, XLA_FFI_Error_Code_UNIMPLEMENTED,
-                         "trident_kernel_call: this XLA (FFI API %d.%d) has no record extension",
-                         api->api_version.major_version, api->api_version.minor_version);
-    XLA_FFI_InvokeContext_FindExtension_Args fa = {XLA_FFI_InvokeContext_FindExtension_Args_STRUCT_SIZE, NULL,
-                                                   f->ctx, XLA_FFI_Extension_Record, NULL};
-    if ((e = api->XLA_FFI_InvokeContext_FindExtension(&fa)) != NULL)
-        return e;
-    if (!fa.extension)
-        return xla_error(api, XLA_FFI_Error_Code_FAILED_PRECONDITION,
-                         "trident_kernel_call: the RECORD stage came without XLA's record extension");
-    const XLA_FFI_ExtensionId *id = &fa.extension->id;
-    if (id->major_version != XLA_FFI_Extension_Record_MajorVersion || id->minor_version < RECORD_MINOR_OLDEST ||
-        id->minor_version > XLA_FFI_Extension_Record_MinorVersion)
-        return xla_error(api, XLA_FFI_Error_Code_UNIMPLEMENTED,
-                         "trident_kernel_call: XLA's record extension is version %d.%d; libtrident_xla knows %d.%d to "
-                         "%d.%d (set TRIDENT_XLA_RECORD=0 to leave the call to stream capture)",
-                         id->major_version, id->minor_version, XLA_FFI_Extension_Record_MajorVersion,
-                         RECORD_MINOR_OLDEST, XLA_FFI_Extension_Record_MajorVersion,
-                         XLA_FFI_Extension_Record_MinorVersion);
-    const XLA_FFI_RecordFrame *rf = ((const XLA_FFI_Record_Extension *)fa.extension)->record_frame;
-    XLA_FFI_State_Get_Args ga = {XLA_FFI_State_Get_Args_STRUCT_SIZE, NULL, f->ctx,
-                                 XLA_FFI_ExecutionStage_INSTANTIATE, &xla_state_id[platform], NULL};
-    if ((e = api->XLA_FFI_State_Get(&ga)) != NULL)
-        return e;
-    struct xla_call *c = ga.state;
-    if (!c)
-        return xla_error(api, XLA_FFI_Error_Code_FAILED_PRECONDITION,
-                         "trident_kernel_call: RECORD without the call's state (INSTANTIATE did not run)");
-    int32_t ordinal = -1;
-    xla_device_ordinal(f, &ordinal);
-    int known = ordinal >= 0 && ordinal < XLA_MAX_ORDINALS;
-    int update = rf->action == XLA_FFI_RecordAction_Update;
+    XLA_FFI_Error *e;
     struct record_args ra;
-    if (update && known && *rf->num_commands == 1) {
-        /* a kernel node this handler made (its slot's plan is published after the first): what blocks one
-         * (record_blocker) does not come back once a slot passed it, so only the addresses are read again. An
-         * update comes after a whole execution, when each line of the call's state is cold (H200: a miss costs
-         * about 0.1 us): it reads the call's hot line (the first ordinal's plan, where it fits), else the
-         * ordinal's line of the call and the plan; no other fact of the launch (the log names no more than the
-         * ordinal: scripts/record-probe.py counts these lines) */
-        const struct xla_record_plan *p = NULL;
-        int hot = atomic_load_explicit(&c->hot.ordinal, memory_order_acquire) == ordinal;
-        if (hot || (p = atomic_load_explicit(&c->plan_by_ordinal[ordinal], memory_order_acquire)) != NULL) {
-            if (hot)
-                plan_fill(c->hot.nargs, c->hot.words, f, &ra);
-            else
-                plan_fill(p->nargs, p->words, f, &ra);
-            xla_log(TRD_LOG_DEBUG, "record: kernel on XLA's device %d: kernel node updated", ordinal);
-            return rf->api->update_launch(rf->record_ctx, rf->commands[0], &ra.list);
-        }
-    }
     struct xla_slot *s = known ? atomic_load_explicit(&c->by_ordinal[ordinal], memory_order_acquire) : NULL;
     trd_status_t st;
     if (update && s && atomic_load_explicit(&s->recorded, memory_order_acquire) && *rf->num_commands == 1) {
@@ -342,6 +311,62 @@ static XLA_FFI_Error *record(XLA_FFI_CallFrame *f, int platform)
             c->name, s->uri, dims.grid.x, dims.grid.y, dims.grid.z, dims.block.x, native.shared,
             native.flags & TRD_NATIVE_PDL ? ", PDL" : "");
     return NULL;
+}
+
+static XLA_FFI_Error *record(XLA_FFI_CallFrame *f, int platform)
+{
+    XLA_FFI_Error *e;
+    if (xla_metadata_query(f, platform, 0, &e))
+        return e;
+    const XLA_FFI_Api *api = f->api;
+    if (!XLA_API_HAS(api, XLA_FFI_InvokeContext_FindExtension))
+        return xla_error(api, XLA_FFI_Error_Code_UNIMPLEMENTED,
+                         "trident_kernel_call: this XLA (FFI API %d.%d) has no record extension",
+                         api->api_version.major_version, api->api_version.minor_version);
+    XLA_FFI_InvokeContext_FindExtension_Args fa = {XLA_FFI_InvokeContext_FindExtension_Args_STRUCT_SIZE, NULL,
+                                                   f->ctx, XLA_FFI_Extension_Record, NULL};
+    if ((e = api->XLA_FFI_InvokeContext_FindExtension(&fa)) != NULL)
+        return e;
+    if (!fa.extension)
+        return xla_error(api, XLA_FFI_Error_Code_FAILED_PRECONDITION,
+                         "trident_kernel_call: the RECORD stage came without XLA's record extension");
+    const XLA_FFI_ExtensionId *id = &fa.extension->id;
+    if (id->major_version != XLA_FFI_Extension_Record_MajorVersion || id->minor_version < RECORD_MINOR_OLDEST ||
+        id->minor_version > XLA_FFI_Extension_Record_MinorVersion)
+        return xla_error(api, XLA_FFI_Error_Code_UNIMPLEMENTED,
+                         "trident_kernel_call: XLA's record extension is version %d.%d; libtrident_xla knows %d.%d to "
+                         "%d.%d (set TRIDENT_XLA_RECORD=0 to leave the call to stream capture)",
+                         id->major_version, id->minor_version, XLA_FFI_Extension_Record_MajorVersion,
+                         RECORD_MINOR_OLDEST, XLA_FFI_Extension_Record_MajorVersion,
+                         XLA_FFI_Extension_Record_MinorVersion);
+    const XLA_FFI_RecordFrame *rf = ((const XLA_FFI_Record_Extension *)fa.extension)->record_frame;
+    XLA_FFI_State_Get_Args ga = {XLA_FFI_State_Get_Args_STRUCT_SIZE, NULL, f->ctx,
+                                 XLA_FFI_ExecutionStage_INSTANTIATE, &xla_state_id[platform], NULL};
+    if ((e = api->XLA_FFI_State_Get(&ga)) != NULL)
+        return e;
+    struct xla_call *c = ga.state;
+    if (!c)
+        return xla_error(api, XLA_FFI_Error_Code_FAILED_PRECONDITION,
+                         "trident_kernel_call: RECORD without the call's state (INSTANTIATE did not run)");
+    int32_t ordinal = -1;
+    xla_device_ordinal(f, &ordinal);
+    int known = ordinal >= 0 && ordinal < XLA_MAX_ORDINALS;
+    int update = rf->action == XLA_FFI_RecordAction_Update;
+    if (update && known && *rf->num_commands == 1) {
+        /* a kernel node this handler made (its slot's plan is published after the first): what blocks one
+         * (record_blocker) does not come back once a slot passed it, so only the addresses are read again. An
+         * update comes after a whole execution, when each line of the call's state is cold (H200: a miss costs
+         * about 0.1 us): it reads the call's hot line (the first ordinal's plan, where it fits), else the
+         * ordinal's line of the call and the plan; no other fact of the launch, in a small frame */
+        if (atomic_load_explicit(&c->hot.ordinal, memory_order_acquire) == ordinal) {
+            XLA_FFI_KernelArg args[XLA_HOT_WORDS];
+            return plan_update(f, rf, c->hot.nargs, c->hot.words, args, ordinal);
+        }
+        const struct xla_record_plan *p = atomic_load_explicit(&c->plan_by_ordinal[ordinal], memory_order_acquire);
+        if (p)
+            return plan_update_long(f, rf, p, ordinal);
+    }
+    return record_slow(f, rf, c, ordinal, known, update);
 }
 
 TRD_API void *trd_xla_cuda_record(void *f)
