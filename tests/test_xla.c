@@ -1635,6 +1635,19 @@ START_TEST(record_each_device_its_node)
                       log_count("record: kernel on XLA's device 1: kernel node updated") == 3 &&
                       log_count("kernel node updated") == 6,
                   "three updates a device, each through a plan:\n%s", log_text);
+    /* the update's debug line goes by the level at the call's last creation (no call into the log on an update
+     * otherwise): none after a creation at info, even with debug on by the update */
+    TU_OK(trd_log_set_level(TRD_LOG_INFO));
+    FX_OK(fx_record(&dev[0], &at, XLA_FFI_RecordAction_Create, XLA_FFI_Extension_Record_MinorVersion));
+    TU_OK(trd_log_set_level(TRD_LOG_DEBUG));
+    log_reset();
+    frame_use(&dev[0], &fr[0][0]);
+    FX_OK(fx_record(&dev[0], &at, XLA_FFI_RecordAction_Update, XLA_FFI_Extension_Record_MinorVersion));
+    args_are(&e, ptr[0][0]);
+    ck_assert_msg(log_count("kernel node updated") == 0, "no update logged:\n%s", log_text);
+    FX_OK(fx_record(&dev[0], &at, XLA_FFI_RecordAction_Create, XLA_FFI_Extension_Record_MinorVersion));
+    FX_OK(fx_record(&dev[0], &at, XLA_FFI_RecordAction_Update, XLA_FFI_Extension_Record_MinorVersion));
+    ck_assert_uint_eq(log_count("record: kernel on XLA's device 0: kernel node updated"), 1);
     fx_release(&x);
     add_free(&b);
 }

@@ -158,7 +158,9 @@ struct xla_record_plan;
 #define XLA_HOT_WORDS 14
 struct xla_hot_plan {
     _Alignas(64) _Atomic int32_t ordinal; /* XLA's device ordinal it serves: -1 none yet, -2 being written */
-    uint16_t nargs, nvalues;
+    uint16_t nargs;
+    uint8_t nvalues;
+    _Atomic uint8_t log_updates;   /* debug logging was on at the call's last creation: its updates are logged */
     uint32_t words[XLA_HOT_WORDS]; /* the plan's arguments, then its values (8-byte aligned): record.c */
 };
 _Static_assert(sizeof(struct xla_hot_plan) == 64, "one cache line");

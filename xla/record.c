@@ -130,9 +130,11 @@ static trd_status_t record_args(XLA_FFI_CallFrame *f, const struct xla_call *c, 
  * buffers, nothing else of the call; and where the block fits the call's hot line (struct xla_hot_plan) and the
  * ordinal is the first recorded, only that line. */
 struct xla_record_plan {
-    uint16_t nargs, nvalues;
-    uint32_t words[]; /* nargs arguments (plan_arg), then nvalues values from an even word */
+    uint32_t nargs, nvalues;
+    uint32_t words[]; /* nargs arguments (plan_arg), then nvalues values from an even word: 8-byte aligned */
 };
+_Static_assert(offsetof(struct xla_record_plan, words) % 8 == 0 && offsetof(struct xla_hot_plan, words) % 8 == 0,
+               "a plan's values are 8-byte aligned");
 
 /* Words of a plan of n arguments and v values. */
 static size_t plan_words(uint32_t n, uint32_t v)
@@ -162,8 +164,8 @@ static struct xla_record_plan *plan_make(const struct xla_call *c, const struct 
     if (!p)
         return NULL;
     memset(p, 0, bytes);
-    p->nargs = (uint16_t)n;
-    p->nvalues = (uint16_t)nvalues;
+    p->nargs = n;
+    p->nvalues = nvalues;
     unsigned char *values = (unsigned char *)(p->words + plan_words(n, 0));
     nvalues = 0;
     for (uint32_t k = 0; k < n; k++) {
@@ -203,8 +205,8 @@ static void plan_publish(struct xla_call *c, struct xla_slot *s, int32_t ordinal
     int32_t free_line = -1;
     if (words <= XLA_HOT_WORDS && atomic_compare_exchange_strong_explicit(&c->hot.ordinal, &free_line, -2,
                                                                            memory_order_acquire, memory_order_relaxed)) {
-        c->hot.nargs = p->nargs;
-        c->hot.nvalues = p->nvalues;
+        c->hot.nargs = (uint16_t)p->nargs;     /* at most XLA_HOT_WORDS arguments, and half as many values */
+        c->hot.nvalues = (uint8_t)p->nvalues;
         memcpy(c->hot.words, p->words, words * sizeof(uint32_t));
         atomic_store_explicit(&c->hot.ordinal, ordinal, memory_order_release); /* the line, then whom it serves */
     }
@@ -235,22 +237,25 @@ static XLA_FFI_KernelArgs plan_fill(uint32_t nargs, const uint32_t *words, XLA_F
     return (XLA_FFI_KernelArgs){args, nargs};
 }
 
-/* Updates the frame's kernel node from a plan, args[] holding its nargs. The log names no more than the ordinal
- * (scripts/record-probe.py counts these lines). */
-static XLA_FFI_Error *plan_update(XLA_FFI_CallFrame *f, const XLA_FFI_RecordFrame *rf, uint32_t nargs,
-                                  const uint32_t *words, XLA_FFI_KernelArg *args, int32_t ordinal)
+/* Updates the frame's kernel node from a plan, args[] holding its nargs. Logged where debug logging was on at the
+ * call's last creation (the hot line says so: no call into the log on an update otherwise), naming no more than
+ * the ordinal (scripts/record-probe.py counts these lines). */
+static XLA_FFI_Error *plan_update(XLA_FFI_CallFrame *f, const XLA_FFI_RecordFrame *rf, const struct xla_call *c,
+                                  uint32_t nargs, const uint32_t *words, XLA_FFI_KernelArg *args, int32_t ordinal)
 {
     XLA_FFI_KernelArgs list = plan_fill(nargs, words, f, args);
-    xla_log(TRD_LOG_DEBUG, "record: kernel on XLA's device %d: kernel node updated", ordinal);
+    if (atomic_load_explicit(&c->hot.log_updates, memory_order_relaxed))
+        xla_log(TRD_LOG_DEBUG, "record: kernel on XLA's device %d: kernel node updated", ordinal);
     return rf->api->update_launch(rf->record_ctx, rf->commands[0], &list);
 }
 
 /* The update from a plan too long for the hot line: a frame of its own for its list. */
 static __attribute__((noinline)) XLA_FFI_Error *plan_update_long(XLA_FFI_CallFrame *f, const XLA_FFI_RecordFrame *rf,
+                                                                 const struct xla_call *c,
                                                                  const struct xla_record_plan *p, int32_t ordinal)
 {
     XLA_FFI_KernelArg args[XLA_MAX_PARAMS + 2];
-    return plan_update(f, rf, p->nargs, p->words, args, ordinal);
+    return plan_update(f, rf, c, p->nargs, p->words, args, ordinal);
 }
 
 /* What an update without a plan and a creation do (record() keeps to the plans: an update's work). */
@@ -305,6 +310,7 @@ static __attribute__((noinline)) XLA_FFI_Error *record_slow(XLA_FFI_CallFrame *f
                                     (native.flags & TRD_NATIVE_PDL) != 0, &ra.list, NULL, 0, &cmd)) != NULL)
         return e;
     rf->commands[(*rf->num_commands)++] = cmd;
+    atomic_store_explicit(&c->hot.log_updates, trd_log_get_level() >= TRD_LOG_DEBUG, memory_order_relaxed);
     plan_publish(c, s, ordinal, &ra.list);
     atomic_store_explicit(&s->recorded, 1, memory_order_release);
     xla_log(TRD_LOG_INFO, "record: kernel '%s' on %s recorded as a kernel node (grid %dx%dx%d, block %d, shared %u%s)",
@@ -360,11 +366,11 @@ static XLA_FFI_Error *record(XLA_FFI_CallFrame *f, int platform)
          * ordinal's line of the call and the plan; no other fact of the launch, in a small frame */
         if (atomic_load_explicit(&c->hot.ordinal, memory_order_acquire) == ordinal) {
             XLA_FFI_KernelArg args[XLA_HOT_WORDS];
-            return plan_update(f, rf, c->hot.nargs, c->hot.words, args, ordinal);
+            return plan_update(f, rf, c, c->hot.nargs, c->hot.words, args, ordinal);
         }
         const struct xla_record_plan *p = atomic_load_explicit(&c->plan_by_ordinal[ordinal], memory_order_acquire);
         if (p)
-            return plan_update_long(f, rf, p, ordinal);
+            return plan_update_long(f, rf, c, p, ordinal);
     }
     return record_slow(f, rf, c, ordinal, known, update);
 }
