@@ -1238,6 +1238,20 @@ static void expect_value(struct rec_expect *e, const void *bytes, int64_t size)
     memcpy(&e->value[e->n++], bytes, (size_t)size);
 }
 
+/* The node of add_kernel(x, y, out, n) as the handler records it: three buffers, n by value, Triton's two scratch
+ * pointers (none needed: null). */
+static struct rec_expect expect_add(int32_t n)
+{
+    struct rec_expect e = {0};
+    expect_ptr(&e);
+    expect_ptr(&e);
+    expect_ptr(&e);
+    expect_value(&e, &n, 4);
+    expect_ptr(&e);
+    expect_ptr(&e);
+    return e;
+}
+
 /* r's last create_launch or update_launch got what e says, with device pointers ptr[i]. */
 static void args_in(const struct fx_record *r, const struct rec_expect *e, void *const *ptr)
 {
@@ -1302,14 +1316,7 @@ START_TEST(record_makes_a_kernel_node)
     ck_assert_int_eq(fx_rec.dims.cluster.x, 0);
     ck_assert_int_eq(fx_rec.uses_pdl, 0);
     ck_assert_int_eq(fx_rec.nargs, 6);
-    struct rec_expect e = {0};
-    const int32_t n = 5000;
-    expect_ptr(&e);
-    expect_ptr(&e);
-    expect_ptr(&e);
-    expect_value(&e, &n, 4);
-    expect_ptr(&e); /* Triton's scratch pointers: none needed (null) */
-    expect_ptr(&e);
+    const struct rec_expect e = expect_add(5000); /* Triton's scratch pointers: none needed (null) */
     args_are(&e, (void *const[16]){b.x, b.y, b.out});
     /* the buffers move: XLA updates the node */
     add_bufs(&moved, &x, 5000);
@@ -1614,13 +1621,7 @@ START_TEST(record_each_device_its_node)
             ptr[d][i][1] = data[d][i][1];
             ptr[d][i][2] = data[d][i][2];
         }
-    struct rec_expect e = {0};
-    expect_ptr(&e);
-    expect_ptr(&e);
-    expect_ptr(&e);
-    expect_value(&e, &b.n, 4);
-    expect_ptr(&e); /* null scratch pointers */
-    expect_ptr(&e);
+    const struct rec_expect e = expect_add(b.n);
     TU_OK(trd_log_set_level(TRD_LOG_DEBUG));
     record_moves(&dev[0], &at, &e, &fr[0][0], ptr[0][0], &fr[0][1], ptr[0][1], NULL, NULL);
     record_moves(&dev[1], &at, &e, &fr[1][0], ptr[1][0], &fr[1][1], ptr[1][1], NULL, NULL);
@@ -1710,13 +1711,7 @@ START_TEST(record_on_threads_at_once)
     add_call(&s, &x, &b, &at, 64);
     FX_OK(fx_instantiate(&x, &at));
     FX_OK(fx_execute(&x, &at));
-    struct rec_expect e = {0};
-    expect_ptr(&e);
-    expect_ptr(&e);
-    expect_ptr(&e);
-    expect_value(&e, &b.n, 4);
-    expect_ptr(&e); /* null scratch pointers */
-    expect_ptr(&e);
+    const struct rec_expect e = expect_add(b.n);
     TU_OK(trd_log_set_level(TRD_LOG_ERROR)); /* the log's lock would order the threads' records */
     pthread_barrier_t start;
     pthread_barrier_init(&start, NULL, NTHREADS);
